@@ -1,0 +1,97 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+)
+
+// Segmenter cuts a document's text into passage spans of at most maxChars
+// characters.
+type Segmenter func(text string, maxChars int) []Span
+
+// IngestStats counts what an Ingester did.
+type IngestStats struct {
+	Inserted int
+	Replaced int
+	Passages int
+}
+
+// Ingester stores documents and indexes their passages in batches: each
+// batch is committed to the store (the source of truth) first, then to the
+// index. If indexing fails after the store committed, the error says so and
+// `crucible reindex` brings the index back in step; nothing stored is lost.
+type Ingester struct {
+	Store     DocumentWriter
+	Index     PassageIndexer
+	Segment   Segmenter
+	BatchDocs int // documents per batch (default 256)
+	// BatchBytes flushes a batch early once its text reaches this size
+	// (default 8 MiB), bounding memory for collections of huge documents.
+	BatchBytes int
+
+	batch      []IngestDocument
+	batchBytes int
+	stats      IngestStats
+}
+
+// Add segments a document and queues it; full batches are written.
+func (in *Ingester) Add(ctx context.Context, doc Document) error {
+	spans := in.Segment(doc.Text, MaxPassageChars)
+	if len(spans) == 0 {
+		return Invalidf("document %q has no text to index", doc.ID)
+	}
+	ps := make([]Passage, len(spans))
+	for i, s := range spans {
+		ps[i] = Passage{DocID: doc.ID, Ordinal: i, Start: s.Start, End: s.End, Text: doc.Text[s.Start:s.End]}
+	}
+	in.batch = append(in.batch, IngestDocument{Doc: doc, Passages: ps})
+	in.batchBytes += len(doc.Text)
+	bd, bb := in.BatchDocs, in.BatchBytes
+	if bd <= 0 {
+		bd = 256
+	}
+	if bb <= 0 {
+		bb = 8 << 20
+	}
+	if len(in.batch) >= bd || in.batchBytes >= bb {
+		return in.Flush(ctx)
+	}
+	return nil
+}
+
+// Flush writes the queued documents.
+func (in *Ingester) Flush(ctx context.Context) error {
+	if len(in.batch) == 0 {
+		return nil
+	}
+	batch := in.batch
+	in.batch, in.batchBytes = nil, 0
+	// Within a batch the last occurrence of an id wins, in the store and in
+	// the index alike.
+	last := make(map[string]int, len(batch))
+	for i, b := range batch {
+		last[b.Doc.ID] = i
+	}
+	uniq := batch[:0:0]
+	for i, b := range batch {
+		if last[b.Doc.ID] == i {
+			uniq = append(uniq, b)
+		}
+	}
+	res, err := in.Store.ReplaceDocuments(ctx, uniq)
+	if err != nil {
+		return fmt.Errorf("store batch of %d documents (first %q): %w", len(uniq), uniq[0].Doc.ID, err)
+	}
+	in.stats.Inserted += res.Inserted
+	in.stats.Replaced += res.Replaced
+	for _, b := range uniq {
+		in.stats.Passages += len(b.Passages)
+	}
+	if err := in.Index.IndexDocuments(ctx, uniq, res.Stale); err != nil {
+		return fmt.Errorf("documents were stored but indexing failed (run `crucible reindex` to rebuild the index): %w", err)
+	}
+	return nil
+}
+
+// Stats returns the counts so far (after Flush, complete).
+func (in *Ingester) Stats() IngestStats { return in.stats }

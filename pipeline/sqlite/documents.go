@@ -1,0 +1,253 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+var errNotFound = pipeline.ErrNotFound
+
+// Document returns the document with the id, or an error wrapping
+// pipeline.ErrNotFound.
+func (d *DB) Document(ctx context.Context, id string) (pipeline.Document, error) {
+	var doc pipeline.Document
+	var meta, at string
+	err := d.db.QueryRowContext(ctx,
+		`SELECT id, title, text, metadata, source, ingested_at FROM documents WHERE id = ?`, id).
+		Scan(&doc.ID, &doc.Title, &doc.Text, &meta, &doc.Source, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return pipeline.Document{}, fmt.Errorf("document %q: %w", id, errNotFound)
+	}
+	if err != nil {
+		return pipeline.Document{}, fmt.Errorf("load document %q: %w", id, err)
+	}
+	if err := json.Unmarshal([]byte(meta), &doc.Metadata); err != nil {
+		return pipeline.Document{}, fmt.Errorf("document %q: metadata: %w", id, err)
+	}
+	doc.IngestedAt, _ = time.Parse(time.RFC3339Nano, at)
+	return doc, nil
+}
+
+// Passages returns the document's passages in order, or an error wrapping
+// pipeline.ErrNotFound when the document does not exist.
+func (d *DB) Passages(ctx context.Context, docID string) ([]pipeline.Passage, error) {
+	rows, err := d.db.QueryContext(ctx,
+		`SELECT ordinal, start, "end", text FROM passages WHERE doc_id = ? ORDER BY ordinal`, docID)
+	if err != nil {
+		return nil, fmt.Errorf("passages of %q: %w", docID, err)
+	}
+	defer rows.Close()
+	var ps []pipeline.Passage
+	for rows.Next() {
+		p := pipeline.Passage{DocID: docID}
+		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
+			return nil, fmt.Errorf("passages of %q: %w", docID, err)
+		}
+		ps = append(ps, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("passages of %q: %w", docID, err)
+	}
+	if len(ps) == 0 {
+		var n int
+		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE id = ?`, docID).Scan(&n); err != nil {
+			return nil, fmt.Errorf("passages of %q: %w", docID, err)
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("document %q: %w", docID, errNotFound)
+		}
+	}
+	return ps, nil
+}
+
+// Passage returns one passage by document id and ordinal.
+func (d *DB) Passage(ctx context.Context, docID string, ordinal int) (pipeline.Passage, error) {
+	p := pipeline.Passage{DocID: docID, Ordinal: ordinal}
+	err := d.db.QueryRowContext(ctx,
+		`SELECT start, "end", text FROM passages WHERE doc_id = ? AND ordinal = ?`, docID, ordinal).
+		Scan(&p.Start, &p.End, &p.Text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, fmt.Errorf("passage %s: %w", pipeline.PassageID(docID, ordinal), errNotFound)
+	}
+	if err != nil {
+		return p, fmt.Errorf("load passage %s: %w", pipeline.PassageID(docID, ordinal), err)
+	}
+	return p, nil
+}
+
+// Titles returns the titles of the given documents; unknown ids are absent
+// from the map.
+func (d *DB) Titles(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	const chunk = 500
+	for len(ids) > 0 {
+		n := min(chunk, len(ids))
+		part := ids[:n]
+		ids = ids[n:]
+		args := make([]any, len(part))
+		ph := make([]byte, 0, 2*len(part))
+		for i, id := range part {
+			args[i] = id
+			if i > 0 {
+				ph = append(ph, ',')
+			}
+			ph = append(ph, '?')
+		}
+		rows, err := d.db.QueryContext(ctx, `SELECT id, title FROM documents WHERE id IN (`+string(ph)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("load titles: %w", err)
+		}
+		for rows.Next() {
+			var id, title string
+			if err := rows.Scan(&id, &title); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("load titles: %w", err)
+			}
+			out[id] = title
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("load titles: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// Stats summarises the collection.
+func (d *DB) Stats(ctx context.Context) (pipeline.CollectionStats, error) {
+	var s pipeline.CollectionStats
+	var last sql.NullString
+	err := d.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(length(CAST(text AS BLOB))),0), MAX(ingested_at) FROM documents`).
+		Scan(&s.Documents, &s.Characters, &last)
+	if err != nil {
+		return s, fmt.Errorf("collection stats: %w", err)
+	}
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM passages`).Scan(&s.Passages); err != nil {
+		return s, fmt.Errorf("collection stats: %w", err)
+	}
+	if last.Valid {
+		s.LastIngest, _ = time.Parse(time.RFC3339Nano, last.String)
+	}
+	return s, nil
+}
+
+// ReplaceDocuments stores documents with their passages in one transaction.
+// A document whose id is already stored replaces the old one (and its
+// passages); within the batch the last occurrence of an id wins. Either the
+// whole batch is stored or nothing is.
+func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocument) (pipeline.ReplaceResult, error) {
+	var res pipeline.ReplaceResult
+	// Last occurrence of an id wins within the batch.
+	last := make(map[string]int, len(batch))
+	for i, b := range batch {
+		last[b.Doc.ID] = i
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return res, fmt.Errorf("store documents: %w", err)
+	}
+	defer tx.Rollback()
+
+	countPassages, err := tx.PrepareContext(ctx, `SELECT COUNT(*) FROM passages WHERE doc_id = ?`)
+	if err != nil {
+		return res, fmt.Errorf("store documents: %w", err)
+	}
+	defer countPassages.Close()
+	del, err := tx.PrepareContext(ctx, `DELETE FROM documents WHERE id = ?`)
+	if err != nil {
+		return res, fmt.Errorf("store documents: %w", err)
+	}
+	defer del.Close()
+	insDoc, err := tx.PrepareContext(ctx,
+		`INSERT INTO documents (id, title, text, metadata, source, ingested_at) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return res, fmt.Errorf("store documents: %w", err)
+	}
+	defer insDoc.Close()
+	insPas, err := tx.PrepareContext(ctx,
+		`INSERT INTO passages (doc_id, ordinal, start, "end", text) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return res, fmt.Errorf("store documents: %w", err)
+	}
+	defer insPas.Close()
+
+	now := d.now().UTC().Format(time.RFC3339Nano)
+	for i, b := range batch {
+		if last[b.Doc.ID] != i {
+			continue
+		}
+		doc := b.Doc
+		var old int
+		if err := countPassages.QueryRowContext(ctx, doc.ID).Scan(&old); err != nil {
+			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
+		}
+		r, err := del.ExecContext(ctx, doc.ID)
+		if err != nil {
+			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
+		}
+		if n, _ := r.RowsAffected(); n > 0 {
+			res.Replaced++
+		} else {
+			res.Inserted++
+		}
+		for o := len(b.Passages); o < old; o++ {
+			res.Stale = append(res.Stale, pipeline.PassageID(doc.ID, o))
+		}
+		meta := doc.Metadata
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		mj, err := json.Marshal(meta)
+		if err != nil {
+			return res, fmt.Errorf("store document %q: metadata: %w", doc.ID, err)
+		}
+		if _, err := insDoc.ExecContext(ctx, doc.ID, doc.Title, doc.Text, string(mj), doc.Source, now); err != nil {
+			if isConstraint(err) {
+				return res, fmt.Errorf("store document %q: %w: %v", doc.ID, pipeline.ErrConflict, err)
+			}
+			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
+		}
+		for _, p := range b.Passages {
+			if _, err := insPas.ExecContext(ctx, doc.ID, p.Ordinal, p.Start, p.End, p.Text); err != nil {
+				return res, fmt.Errorf("store passage %s: %w", p.ID(), err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return res, fmt.Errorf("store documents: commit: %w", err)
+	}
+	return res, nil
+}
+
+// EachPassage calls fn for every stored passage, in document id and ordinal
+// order, with its document's title. It streams: memory stays flat however
+// large the collection.
+func (d *DB) EachPassage(ctx context.Context, fn func(title string, p pipeline.Passage) error) error {
+	rows, err := d.db.QueryContext(ctx, `SELECT p.doc_id, d.title, p.ordinal, p.start, p."end", p.text
+		FROM passages p JOIN documents d ON d.id = p.doc_id ORDER BY p.doc_id, p.ordinal`)
+	if err != nil {
+		return fmt.Errorf("read passages: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var title string
+		var p pipeline.Passage
+		if err := rows.Scan(&p.DocID, &title, &p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
+			return fmt.Errorf("read passages: %w", err)
+		}
+		if err := fn(title, p); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read passages: %w", err)
+	}
+	return nil
+}
