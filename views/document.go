@@ -1,0 +1,63 @@
+package views
+
+import "github.com/crucible-portal/crucible/pipeline"
+
+// DocumentPage is the view model of a document's page: its metadata and its
+// full text as passages, with query matches and a cited span marked.
+type DocumentPage struct {
+	Site     Site
+	Document pipeline.Document
+	// Passages hold the document's text in order. A document stored without
+	// passages is shown as a single block (Whole).
+	Passages []PassageView
+	// Whole is true when Passages holds the entire text as one block rather
+	// than the stored passages.
+	Whole bool
+	// Highlight is the query whose terms are marked, empty for none.
+	Highlight string
+	// Span is the cited span being highlighted, nil for none.
+	Span *pipeline.Span
+	// Notices explain parameters that were ignored, such as an invalid span.
+	Notices []string
+}
+
+// PassageView is one passage of a document split into marked parts.
+type PassageView struct {
+	Ordinal int
+	// Start and End are the passage's byte offsets in the document text.
+	Start int
+	End   int
+	Parts []Part
+}
+
+// Part is a run of passage text. Match marks a query-term match and Cite a
+// piece of the cited span; a run may be both or neither.
+type Part struct {
+	Text  string
+	Match bool
+	Cite  bool
+	// ID is set on the first piece of the cited span so links can scroll to
+	// it (see CiteAnchor).
+	ID string
+}
+
+// markClass is the class attribute of a marked part.
+func (p Part) markClass() string {
+	switch {
+	case p.Cite && p.Match:
+		return "cite hit"
+	case p.Cite:
+		return "cite"
+	default:
+		return ""
+	}
+}
+
+// title is what the page calls the document: its title, or its id when it
+// has none.
+func (d DocumentPage) title() string {
+	if d.Document.Title != "" {
+		return d.Document.Title
+	}
+	return d.Document.ID
+}

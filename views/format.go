@@ -1,0 +1,117 @@
+package views
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// formatCount writes n with thousands separators: 1234567 → "1,234,567".
+func formatCount[T ~int | ~int64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// formatScore shows a retrieval score with three decimals.
+func formatScore(s float64) string {
+	return strconv.FormatFloat(s, 'f', 3, 64)
+}
+
+// formatTook shows how long a search took, in milliseconds below ten
+// seconds.
+func formatTook(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case ms < 10:
+		return strconv.FormatFloat(ms, 'f', 1, 64) + " ms"
+	case ms < 10000:
+		return strconv.FormatFloat(ms, 'f', 0, 64) + " ms"
+	default:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	}
+}
+
+// formatTime shows an instant in UTC to the minute, or "never" for the zero
+// time.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// machineTime is the datetime attribute of a <time> element.
+func machineTime(t time.Time) string {
+	return t.UTC().Format(time.RFC3339)
+}
+
+// plural picks the singular or plural noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// excerpt returns the start of text, at most limit characters, cut at a
+// word boundary when one is near, with an ellipsis when anything was cut.
+func excerpt(text string, limit int) string {
+	text = strings.TrimSpace(text)
+	if utf8.RuneCountInString(text) <= limit {
+		return text
+	}
+	cut := 0
+	for i := range text {
+		if limit == 0 {
+			cut = i
+			break
+		}
+		limit--
+	}
+	head := text[:cut]
+	if sp := strings.LastIndexAny(head, " \t\n"); sp > len(head)*3/4 {
+		head = head[:sp]
+	}
+	return strings.TrimSpace(head) + "…"
+}
+
+// metaField is one row of a document's metadata table.
+type metaField struct {
+	Key   string
+	Value string
+	// Link is set when the value is an absolute http(s) URL worth linking.
+	Link string
+}
+
+// metadataFields returns the metadata sorted by key. Values that are
+// absolute http or https URLs also become links; anything else, including
+// javascript: URLs, stays text.
+func metadataFields(m map[string]string) []metaField {
+	fields := make([]metaField, 0, len(m))
+	for k, v := range m {
+		f := metaField{Key: k, Value: v}
+		if u, err := url.Parse(strings.TrimSpace(v)); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			f.Link = u.String()
+		}
+		fields = append(fields, f)
+	}
+	sort.Slice(fields, func(i, j int) bool { return fields[i].Key < fields[j].Key })
+	return fields
+}

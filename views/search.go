@@ -1,0 +1,102 @@
+package views
+
+import (
+	"time"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// SearchPage is the view model of the search page.
+//
+// With an empty Query the page only prompts for one. With Error set the
+// query was rejected and Results is nil. Otherwise Results holds one page of
+// hits.
+type SearchPage struct {
+	Site  Site
+	Query string
+	// Docs is true when results are documents (ranked by their best
+	// passage) rather than passages.
+	Docs bool
+	// Error explains why the query could not be run.
+	Error   string
+	Results *SearchResults
+}
+
+// SearchResults is one page of search results and where it sits among all
+// pages.
+type SearchResults struct {
+	Hits  []pipeline.Hit
+	Total int
+	Took  time.Duration
+	// Page is the 1-based page shown; Pages is how many pages exist.
+	Page  int
+	Pages int
+	// Capped is true when more hits matched than the portal pages through.
+	Capped bool
+}
+
+// PastEnd reports whether the requested page lies after the last page of a
+// search that did match something.
+func (r *SearchResults) PastEnd() bool {
+	return r.Total > 0 && r.Page > r.Pages
+}
+
+// pageLink is one entry of the pager: a page number, or a gap between
+// non-adjacent numbers.
+type pageLink struct {
+	Number  int
+	URL     string
+	Current bool
+	Gap     bool
+}
+
+// pagerWindow is how many page numbers the pager shows on each side of the
+// current page, besides the first and the last.
+const pagerWindow = 2
+
+// pagerLinks lists the page numbers to offer for page of pages: the first,
+// the last and those within pagerWindow of the current page, with gaps
+// marking the numbers left out.
+func pagerLinks(q string, docs bool, page, pages int) []pageLink {
+	if pages <= 1 {
+		return nil
+	}
+	var links []pageLink
+	last := 0
+	for n := 1; n <= pages; n++ {
+		if n != 1 && n != pages && (n < page-pagerWindow || n > page+pagerWindow) {
+			continue
+		}
+		if last != 0 && n > last+1 {
+			links = append(links, pageLink{Gap: true})
+		}
+		links = append(links, pageLink{Number: n, URL: SearchURL(q, docs, n), Current: n == page})
+		last = n
+	}
+	return links
+}
+
+// searchTitle is the page title: the query when there is one.
+func searchTitle(vm SearchPage) string {
+	if vm.Query == "" {
+		return "Search"
+	}
+	return excerpt(vm.Query, 60) + " – Search"
+}
+
+// resultNoun names what the results are, in the number n calls for.
+func resultNoun(docs bool, n int) string {
+	if docs {
+		return plural(n, "document", "documents")
+	}
+	return plural(n, "passage", "passages")
+}
+
+// hitTitle is the link text of a hit: its document's title, or the id when
+// the document has no title.
+func hitTitle(hit pipeline.Hit) string {
+	if hit.Title != "" {
+		return hit.Title
+	}
+	return hit.DocID
+}

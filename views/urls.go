@@ -1,0 +1,122 @@
+package views
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// Paths of the pages views link to. web/routes.go registers the same paths.
+const (
+	HomePath   = "/"
+	SearchPath = "/search"
+	// DocumentsPrefix precedes a document's escaped id.
+	DocumentsPrefix = "/documents/"
+)
+
+// Query parameter names shared by the links built here and the handlers
+// that read them.
+const (
+	ParamQuery     = "q"
+	ParamPage      = "page"
+	ParamDocs      = "docs"
+	ParamHighlight = "hl"
+	ParamSpan      = "span"
+	// ParamID carries a document id whose path form a browser would
+	// rewrite (see DocumentURL).
+	ParamID = "id"
+)
+
+// SearchURL links to the search page for query q. docs selects document
+// results instead of passages; page is 1-based and omitted when 1.
+func SearchURL(q string, docs bool, page int) string {
+	v := url.Values{}
+	v.Set(ParamQuery, q)
+	if docs {
+		v.Set(ParamDocs, "1")
+	}
+	if page > 1 {
+		v.Set(ParamPage, strconv.Itoa(page))
+	}
+	return SearchPath + "?" + v.Encode()
+}
+
+// PassageAnchor is the HTML id of a passage's element on the document page.
+func PassageAnchor(ordinal int) string {
+	return "p" + strconv.Itoa(ordinal)
+}
+
+// CiteAnchor is the HTML id of the first highlighted piece of a cited span.
+const CiteAnchor = "cite"
+
+// DocumentURL links to the page of the document with the id, adding the
+// query parameters (may be nil) and, when fragment is not empty, the
+// fragment.
+//
+// Ids may contain any characters, slashes included. Each slash-separated
+// segment is escaped with url.PathEscape, so "a/b c" becomes
+// "/documents/a/b%20c". Browsers resolve "." and ".." segments (escaped or
+// not) before sending a request, so an id with such a segment travels in the
+// id query parameter instead: "/documents/?id=..%2Fx".
+func DocumentURL(id string, params url.Values, fragment string) string {
+	v := url.Values{}
+	for k, vals := range params {
+		v[k] = vals
+	}
+	var b strings.Builder
+	b.WriteString(DocumentsPrefix)
+	if pathSafeID(id) {
+		segments := strings.Split(id, "/")
+		for i, s := range segments {
+			if i > 0 {
+				b.WriteByte('/')
+			}
+			b.WriteString(url.PathEscape(s))
+		}
+	} else {
+		v.Set(ParamID, id)
+	}
+	if len(v) > 0 {
+		b.WriteByte('?')
+		b.WriteString(v.Encode())
+	}
+	if fragment != "" {
+		b.WriteByte('#')
+		b.WriteString(url.PathEscape(fragment))
+	}
+	return b.String()
+}
+
+// DocumentHitURL links to the document of a search hit with the query's
+// terms highlighted and the hit's passage anchored.
+func DocumentHitURL(id, query string, ordinal int) string {
+	var v url.Values
+	if query != "" {
+		v = url.Values{ParamHighlight: {query}}
+	}
+	return DocumentURL(id, v, PassageAnchor(ordinal))
+}
+
+// DocumentSpanURL links to a document with the span (byte offsets into its
+// text) highlighted as a citation and scrolled into view.
+func DocumentSpanURL(id string, span pipeline.Span) string {
+	v := url.Values{ParamSpan: {strconv.Itoa(span.Start) + "-" + strconv.Itoa(span.End)}}
+	return DocumentURL(id, v, CiteAnchor)
+}
+
+// pathSafeID reports whether the id survives a browser's path normalisation
+// when written as path segments: it must be non-empty and have no "." or
+// ".." segment.
+func pathSafeID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, s := range strings.Split(id, "/") {
+		if s == "." || s == ".." {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,110 @@
+// Package web assembles Crucible's HTTP server: middleware, every route (in
+// routes.go), the one error handler that turns errors into pages, and the
+// embedded static assets.
+package web
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/crucible-portal/crucible/handlers"
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/static"
+	"github.com/crucible-portal/crucible/views"
+)
+
+// DefaultMaxBodyBytes is the request body limit when Config.MaxBodyBytes is
+// not set: 1 MiB.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Config tunes the server.
+type Config struct {
+	// MaxBodyBytes is the largest request body accepted; larger bodies get
+	// 413. Zero or negative means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+}
+
+// Deps are the services the portal's pages use.
+type Deps struct {
+	// Searcher answers the search page. Required.
+	Searcher pipeline.Searcher
+	// Store reads documents, passages and collection statistics. Required.
+	Store pipeline.DocumentStore
+	// Marker highlights query terms on document pages (?hl=). Optional:
+	// without it the parameter is ignored.
+	Marker handlers.Marker
+	// Logger receives request and error logs. Optional: nil discards them.
+	Logger *slog.Logger
+	// Version is shown in the footer; empty means "dev".
+	Version string
+	// Engine labels the answering engine in the footer, for example
+	// "offline engine". Optional.
+	Engine string
+}
+
+// New builds the portal's HTTP handler. It returns an error naming the
+// missing dependency when Searcher or Store is nil.
+func New(cfg Config, deps Deps) (*echo.Echo, error) {
+	var missing []error
+	if deps.Searcher == nil {
+		missing = append(missing, errors.New("web: Deps.Searcher is nil"))
+	}
+	if deps.Store == nil {
+		missing = append(missing, errors.New("web: Deps.Store is nil"))
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	logger := deps.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	version := deps.Version
+	if version == "" {
+		version = "dev"
+	}
+	site := views.Site{
+		Version:       version,
+		Engine:        deps.Engine,
+		StylesheetURL: assetURL("style.css"),
+		IconURL:       assetURL("favicon.svg"),
+	}
+
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = errorHandler(logger, site)
+
+	e.Use(
+		requestID(),
+		requestLogger(logger),
+		recoverPanics(),
+		securityHeaders(),
+		bodyLimit(cfg.MaxBodyBytes),
+	)
+
+	registerRoutes(e, routeHandlers{
+		home:      &handlers.Home{Site: site, Stats: deps.Store},
+		search:    &handlers.Search{Site: site, Searcher: deps.Searcher},
+		documents: &handlers.Documents{Site: site, Store: deps.Store, Marker: deps.Marker},
+		health:    &handlers.Health{Stats: deps.Store, Logger: logger},
+		static:    staticHandler(),
+	})
+	return e, nil
+}
+
+// assetURL is the URL of an embedded asset, versioned by its content hash so
+// it can be cached for long.
+func assetURL(name string) string {
+	u := staticPrefix + name
+	if h := static.Hash(name); h != "" {
+		u += fmt.Sprintf("?v=%s", h)
+	}
+	return u
+}
