@@ -1,0 +1,103 @@
+package index_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crucible-portal/crucible/index"
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/corpus"
+)
+
+const demoCorpus = "../testdata/corpora/sotu.jsonl.gz"
+
+func loadDemo(b testing.TB) []pipeline.Document {
+	b.Helper()
+	var docs []pipeline.Document
+	_, err := corpus.Walk(context.Background(), []string{demoCorpus}, corpus.Options{},
+		func(d pipeline.Document) error { docs = append(docs, d); return nil }, func(corpus.Problem) {})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return docs
+}
+
+func benchQueries(b testing.TB) []string {
+	f, err := os.Open("../testdata/bench/queries.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var qs []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if q := strings.TrimSpace(sc.Text()); q != "" {
+			qs = append(qs, q)
+		}
+	}
+	return qs
+}
+
+// BenchmarkIndexDemo measures segmenting and indexing the demo corpus
+// (passages/s), without the SQLite store.
+func BenchmarkIndexDemo(b *testing.B) {
+	docs := loadDemo(b)
+	ctx := context.Background()
+	var passages int
+	for i := 0; i < b.N; i++ {
+		ix, err := index.Open(filepath.Join(b.TempDir(), "ix"), index.DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment}
+		for _, d := range docs {
+			if err := in.Add(ctx, d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := in.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		passages = in.Stats().Passages
+		ix.Close()
+	}
+	b.ReportMetric(float64(passages*b.N)/b.Elapsed().Seconds(), "passages/s")
+}
+
+// BenchmarkScoreDemo measures BM25 scoring (top 10 passages, and top 10
+// documents by MaxP) over the demo corpus for the benchmark queries.
+func BenchmarkScoreDemo(b *testing.B) {
+	docs := loadDemo(b)
+	ctx := context.Background()
+	ix, err := index.Open(filepath.Join(b.TempDir(), "ix"), index.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment}
+	for _, d := range docs {
+		if err := in.Add(ctx, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	qs := benchQueries(b)
+	for _, mode := range []struct {
+		name string
+		docs bool
+	}{{"passages", false}, {"docs", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := ix.Score(ctx, qs[i%len(qs)], mode.docs, 10); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,258 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// memSource is an in-memory PassageSource for the searcher.
+type memSource struct {
+	docs map[string]pipeline.IngestDocument
+}
+
+func (m *memSource) Passage(_ context.Context, docID string, ord int) (pipeline.Passage, error) {
+	d, ok := m.docs[docID]
+	if !ok || ord >= len(d.Passages) {
+		return pipeline.Passage{}, pipeline.ErrNotFound
+	}
+	return d.Passages[ord], nil
+}
+
+func (m *memSource) Titles(_ context.Context, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, id := range ids {
+		if d, ok := m.docs[id]; ok {
+			out[id] = d.Doc.Title
+		}
+	}
+	return out, nil
+}
+
+// doc builds an ingest document whose passages are the given texts.
+func doc(id, title string, passages ...string) pipeline.IngestDocument {
+	d := pipeline.IngestDocument{Doc: pipeline.Document{ID: id, Title: title}}
+	var text strings.Builder
+	for i, p := range passages {
+		if i > 0 {
+			text.WriteString(" ")
+		}
+		start := text.Len()
+		text.WriteString(p)
+		d.Passages = append(d.Passages, pipeline.Passage{DocID: id, Ordinal: i, Start: start, End: text.Len(), Text: p})
+	}
+	d.Doc.Text = text.String()
+	return d
+}
+
+func newTestIndex(t *testing.T, opts Options, docs ...pipeline.IngestDocument) (*Index, *memSource) {
+	t.Helper()
+	ix, err := Open(filepath.Join(t.TempDir(), "ix"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	src := &memSource{docs: map[string]pipeline.IngestDocument{}}
+	if err := ix.IndexDocuments(context.Background(), docs, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		src.docs[d.Doc.ID] = d
+	}
+	return ix, src
+}
+
+func TestBM25ScoresMatchFormula(t *testing.T) {
+	opts := Options{K1: 0.9, B: 0.4}
+	ix, _ := newTestIndex(t, opts,
+		doc("d1", "", "apple banana"),
+		doc("d2", "", "apple apple cherry"),
+		doc("d3", "", "banana cherry date"),
+	)
+	rk, err := ix.Score(context.Background(), "apples", false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, total, terms := rk.Hits, rk.Total, rk.Terms
+	if diff := cmp.Diff([]string{"appl"}, terms); diff != "" {
+		t.Errorf("terms (-want +got)\n%s", diff)
+	}
+	if total != 2 {
+		t.Fatalf("total = %d, want 2", total)
+	}
+	// N=3 passages, df(appl)=2, lengths 2, 3, 3 so avgdl = 8/3.
+	idf := math.Log(1 + (3-2+0.5)/(2+0.5))
+	bm := func(tf, dl float64) float64 {
+		return idf * tf * (opts.K1 + 1) / (tf + opts.K1*(1-opts.B+opts.B*dl/(8.0/3)))
+	}
+	want := []Scored{
+		{PassageID: "d2#0", DocID: "d2", Ordinal: 0, Score: bm(2, 3)},
+		{PassageID: "d1#0", DocID: "d1", Ordinal: 0, Score: bm(1, 2)},
+	}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })); diff != "" {
+		t.Errorf("scores (-want +got)\n%s", diff)
+	}
+}
+
+func TestQueryTermFrequencyCounts(t *testing.T) {
+	ix, _ := newTestIndex(t, Options{K1: 0.9, B: 0.4},
+		doc("d1", "", "apple banana"), doc("d2", "", "banana cherry"), doc("d3", "", "cherry date"))
+	once, err := ix.Score(context.Background(), "apple", false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := ix.Score(context.Background(), "apple apple", false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(twice.Hits[0].Score-2*once.Hits[0].Score) > 1e-9 {
+		t.Errorf("a term repeated in the query should count twice: %v vs %v", twice.Hits[0].Score, once.Hits[0].Score)
+	}
+}
+
+func TestReplaceDeletesStalePassagesAndKeepsLengths(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := newTestIndex(t, Options{K1: 0.9, B: 0.4},
+		doc("a", "", "one two three", "four five six", "seven eight nine"),
+		doc("b", "", "ten eleven"))
+	if n, _ := ix.Count(); n != 4 {
+		t.Fatalf("count = %d, want 4", n)
+	}
+	// Replace a with a single passage: a#1 and a#2 are stale.
+	if err := ix.IndexDocuments(ctx, []pipeline.IngestDocument{doc("a", "", "twelve thirteen")}, []string{"a#1", "a#2"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := ix.Count(); n != 2 {
+		t.Fatalf("count after replace = %d, want 2", n)
+	}
+	tot, err := ix.totalTokens()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot != 4 { // "twelve thirteen" + "ten eleven"
+		t.Errorf("token total = %d, want 4", tot)
+	}
+	got, err := ix.Score(ctx, "seven", false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Hits) != 0 {
+		t.Errorf("stale passage still found: %+v", got.Hits)
+	}
+}
+
+func TestDocsModeUsesBestPassage(t *testing.T) {
+	ix, src := newTestIndex(t, DefaultOptions(),
+		doc("long", "Report", "nothing here", "tariff tariff tariff on imports", "a tariff once"),
+		doc("short", "Note", "tariff"),
+		doc("none", "Other", "peace and war"),
+	)
+	s := &Searcher{Index: ix, Source: src}
+	res, err := s.Search(context.Background(), pipeline.SearchRequest{Query: "tariff", K: 10, Docs: true, Highlight: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 2 {
+		t.Fatalf("total = %d, want 2 documents", res.Total)
+	}
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.PassageID)
+	}
+	// Each document once, represented by its best passage.
+	best, _ := ix.Score(context.Background(), "tariff", false, 0)
+	want := []string{}
+	seen := map[string]bool{}
+	for _, b := range best.Hits {
+		if !seen[b.DocID] {
+			seen[b.DocID] = true
+			want = append(want, b.PassageID)
+		}
+	}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Errorf("doc ranking (-want +got)\n%s", diff)
+	}
+	if res.Hits[0].Rank != 1 || res.Hits[1].Rank != 2 {
+		t.Errorf("ranks = %d, %d", res.Hits[0].Rank, res.Hits[1].Rank)
+	}
+	var marked []string
+	for _, f := range res.Hits[0].Fragments {
+		for _, p := range f {
+			if p.Match {
+				marked = append(marked, p.Text)
+			}
+		}
+	}
+	if len(marked) == 0 || !strings.EqualFold(marked[0], "tariff") {
+		t.Errorf("fragments mark %q, want tariff", marked)
+	}
+}
+
+func TestSearchPagingAndBadQueries(t *testing.T) {
+	var docs []pipeline.IngestDocument
+	for i := 0; i < 25; i++ {
+		docs = append(docs, doc(string(rune('a'+i)), "", strings.Repeat("word ", i+1)+"tariff"))
+	}
+	ix, src := newTestIndex(t, DefaultOptions(), docs...)
+	s := &Searcher{Index: ix, Source: src}
+	ctx := context.Background()
+	p3, err := s.Search(ctx, pipeline.SearchRequest{Query: "tariff", K: 10, Offset: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p3.Hits) != 5 || p3.Hits[0].Rank != 21 || p3.Total != 25 {
+		t.Errorf("page 3: %d hits, first rank %d, total %d", len(p3.Hits), p3.Hits[0].Rank, p3.Total)
+	}
+	past, err := s.Search(ctx, pipeline.SearchRequest{Query: "tariff", K: 10, Offset: 100})
+	if err != nil || len(past.Hits) != 0 || past.Total != 25 {
+		t.Errorf("past the end: %v hits, total %d, err %v", len(past.Hits), past.Total, err)
+	}
+	for _, q := range []string{`title:"x`, `+-*`, `"unbalanced`, `a AND (b OR`, `\\`, "", "the of and", "日本語"} {
+		if _, err := s.Search(ctx, pipeline.SearchRequest{Query: q, K: 10}); err != nil {
+			t.Errorf("query %q: %v", q, err)
+		}
+	}
+	_, err = s.Search(ctx, pipeline.SearchRequest{Query: strings.Repeat("x ", pipeline.MaxQueryChars), K: 10})
+	if !errors.Is(err, pipeline.ErrInvalid) {
+		t.Errorf("long query: err = %v, want ErrInvalid", err)
+	}
+	if _, err := s.Search(ctx, pipeline.SearchRequest{Query: "x", K: MaxK + 1}); !errors.Is(err, pipeline.ErrInvalid) {
+		t.Errorf("huge k: err = %v, want ErrInvalid", err)
+	}
+}
+
+func TestMarkCoversWholeText(t *testing.T) {
+	ix, _ := newTestIndex(t, DefaultOptions())
+	text := "Tariffs rose. The tariff on <b>steel</b> — and Steel's price — fell."
+	f := ix.Mark(text, "tariff steel")
+	var all strings.Builder
+	var marked []string
+	for _, p := range f {
+		all.WriteString(p.Text)
+		if p.Match {
+			marked = append(marked, p.Text)
+		}
+	}
+	if all.String() != text {
+		t.Errorf("parts join to %q, want the text", all.String())
+	}
+	if diff := cmp.Diff([]string{"Tariffs", "tariff", "steel", "Steel's"}, marked); diff != "" {
+		t.Errorf("marked (-want +got)\n%s", diff)
+	}
+}
+
+func TestOpenRejectsBadParameters(t *testing.T) {
+	if _, err := Open(t.TempDir()+"/x", Options{K1: 0, B: 0.4}); !errors.Is(err, pipeline.ErrInvalid) {
+		t.Errorf("k1=0: err = %v", err)
+	}
+	if _, err := Open(t.TempDir()+"/x", Options{K1: 1, B: 1.5}); !errors.Is(err, pipeline.ErrInvalid) {
+		t.Errorf("b=1.5: err = %v", err)
+	}
+}

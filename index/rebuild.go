@@ -1,0 +1,88 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// PassageLister streams every stored passage with its document's title.
+type PassageLister interface {
+	EachPassage(ctx context.Context, fn func(title string, p pipeline.Passage) error) error
+}
+
+// Rebuild builds a fresh index at path from the store's passages. It builds
+// beside the old index and swaps directories only when the new one is
+// complete, so a failed or interrupted rebuild leaves the old index in
+// place. The caller must have closed any open index at path. progress, if
+// not nil, is called with the number of passages indexed so far.
+func Rebuild(ctx context.Context, path string, opts Options, src PassageLister, progress func(done int)) (*Index, error) {
+	tmp := path + ".rebuild"
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, fmt.Errorf("reindex: clear %s: %w", tmp, err)
+	}
+	ix, err := Open(tmp, opts)
+	if err != nil {
+		return nil, err
+	}
+	const batchPassages = 1000
+	var docs []pipeline.IngestDocument
+	n, done := 0, 0
+	flush := func() error {
+		if len(docs) == 0 {
+			return nil
+		}
+		if err := ix.IndexDocuments(ctx, docs, nil); err != nil {
+			return err
+		}
+		done += n
+		n = 0
+		docs = docs[:0]
+		if progress != nil {
+			progress(done)
+		}
+		return nil
+	}
+	err = src.EachPassage(ctx, func(title string, p pipeline.Passage) error {
+		if k := len(docs); k > 0 && docs[k-1].Doc.ID == p.DocID {
+			docs[k-1].Passages = append(docs[k-1].Passages, p)
+		} else {
+			docs = append(docs, pipeline.IngestDocument{
+				Doc:      pipeline.Document{ID: p.DocID, Title: title},
+				Passages: []pipeline.Passage{p},
+			})
+		}
+		n++
+		if n >= batchPassages {
+			// Keep the document being read in the next batch whole: a
+			// document split across batches is still correct (passage
+			// ids are independent), so simply flush.
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if cerr := ix.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("reindex: %w", err)
+	}
+	old := path + ".old"
+	os.RemoveAll(old)
+	if _, statErr := os.Stat(path); statErr == nil {
+		if err := os.Rename(path, old); err != nil {
+			return nil, fmt.Errorf("reindex: move old index aside: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("reindex: install new index: %w", err)
+	}
+	os.RemoveAll(old)
+	return Open(path, opts)
+}
