@@ -1,0 +1,122 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+func TestPassageID(t *testing.T) {
+	for _, tc := range []struct {
+		doc string
+		ord int
+	}{{"a", 0}, {"a#b", 12}, {"dir/file.md", 3}, {"#", 1}} {
+		id := pipeline.PassageID(tc.doc, tc.ord)
+		doc, ord, err := pipeline.ParsePassageID(id)
+		if err != nil || doc != tc.doc || ord != tc.ord {
+			t.Errorf("ParsePassageID(%q) = %q, %d, %v", id, doc, ord, err)
+		}
+	}
+	for _, bad := range []string{"", "nohash", "a#", "a#x", "a#-1"} {
+		if _, _, err := pipeline.ParsePassageID(bad); !errors.Is(err, pipeline.ErrInvalid) {
+			t.Errorf("ParsePassageID(%q): err = %v, want ErrInvalid", bad, err)
+		}
+	}
+}
+
+type fakeWriter struct {
+	batches [][]string
+	fail    error
+}
+
+func (f *fakeWriter) ReplaceDocuments(_ context.Context, batch []pipeline.IngestDocument) (pipeline.ReplaceResult, error) {
+	if f.fail != nil {
+		return pipeline.ReplaceResult{}, f.fail
+	}
+	var ids []string
+	for _, b := range batch {
+		ids = append(ids, b.Doc.ID+"="+b.Doc.Text)
+	}
+	f.batches = append(f.batches, ids)
+	return pipeline.ReplaceResult{Inserted: len(batch), Stale: []string{"old#9"}}, nil
+}
+
+type fakeIndex struct {
+	stale [][]string
+	fail  error
+}
+
+func (f *fakeIndex) IndexDocuments(_ context.Context, docs []pipeline.IngestDocument, stale []string) error {
+	f.stale = append(f.stale, stale)
+	return f.fail
+}
+
+// words cuts text at spaces.
+func words(text string, _ int) []pipeline.Span {
+	var out []pipeline.Span
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i == len(text) || text[i] == ' ' {
+			if start >= 0 {
+				out = append(out, pipeline.Span{Start: start, End: i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return out
+}
+
+func TestIngesterBatchesAndLastWins(t *testing.T) {
+	ctx := context.Background()
+	w, ix := &fakeWriter{}, &fakeIndex{}
+	in := &pipeline.Ingester{Store: w, Index: ix, Segment: words, BatchDocs: 3}
+	for _, d := range []pipeline.Document{
+		{ID: "a", Text: "one"}, {ID: "b", Text: "two words"}, {ID: "a", Text: "three"}, // batch 1: a twice
+		{ID: "c", Text: "four"},
+	} {
+		if err := in.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"b=two words", "a=three"}, {"c=four"}}
+	if diff := cmp.Diff(want, w.batches); diff != "" {
+		t.Errorf("batches (-want +got)\n%s", diff)
+	}
+	if got := in.Stats(); got != (pipeline.IngestStats{Inserted: 3, Passages: 4}) {
+		t.Errorf("stats = %+v", got)
+	}
+	if len(ix.stale) != 2 || ix.stale[0][0] != "old#9" {
+		t.Errorf("stale ids not passed to the index: %v", ix.stale)
+	}
+}
+
+func TestIngesterErrors(t *testing.T) {
+	ctx := context.Background()
+	in := &pipeline.Ingester{Store: &fakeWriter{}, Index: &fakeIndex{}, Segment: words}
+	if err := in.Add(ctx, pipeline.Document{ID: "x", Text: "   "}); !errors.Is(err, pipeline.ErrInvalid) {
+		t.Errorf("blank text: err = %v, want ErrInvalid", err)
+	}
+
+	in = &pipeline.Ingester{Store: &fakeWriter{}, Index: &fakeIndex{fail: errors.New("disk full")}, Segment: words}
+	in.Add(ctx, pipeline.Document{ID: "x", Text: "text"})
+	err := in.Flush(ctx)
+	if err == nil || !strings.Contains(err.Error(), "crucible reindex") || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("index failure: err = %v, want advice to reindex", err)
+	}
+
+	in = &pipeline.Ingester{Store: &fakeWriter{fail: errors.New("locked")}, Index: &fakeIndex{}, Segment: words}
+	in.Add(ctx, pipeline.Document{ID: "x", Text: "text"})
+	if err := in.Flush(ctx); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("store failure: err = %v, want the batch named", err)
+	}
+}
