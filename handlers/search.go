@@ -134,19 +134,31 @@ func (p searchParams) request() pipeline.SearchRequest {
 }
 
 // paginate places a searcher result on the requested page.
+//
+// When the searcher's total is only a lower bound, the page count is
+// computed from it (and from the hits actually fetched, which match
+// whatever the searcher counted), and a full last counted page still gets a
+// next link (SearchResults.More): the next request makes the searcher count
+// further.
 func paginate(page int, res pipeline.SearchResult) *views.SearchResults {
-	pages := (res.Total + PerPage - 1) / PerPage
+	total := res.Total
+	if res.TotalIsLowerBound && page <= MaxPage && len(res.Hits) > 0 {
+		total = max(total, (page-1)*PerPage+len(res.Hits))
+	}
+	pages := (total + PerPage - 1) / PerPage
 	capped := pages > MaxPage
 	if capped {
 		pages = MaxPage
 	}
 	out := &views.SearchResults{
-		Hits:   res.Hits,
-		Total:  res.Total,
-		Took:   res.Took,
-		Page:   page,
-		Pages:  pages,
-		Capped: capped,
+		Hits:              res.Hits,
+		Total:             total,
+		TotalIsLowerBound: res.TotalIsLowerBound,
+		Took:              res.Took,
+		Page:              page,
+		Pages:             pages,
+		Capped:            capped,
+		More:              res.TotalIsLowerBound && page == pages && page < MaxPage && len(res.Hits) >= PerPage,
 	}
 	if out.PastEnd() {
 		out.Hits = nil

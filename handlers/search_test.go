@@ -87,6 +87,7 @@ func TestSearchRequest(t *testing.T) {
 
 func TestPaginate(t *testing.T) {
 	hits := []pipeline.Hit{{Rank: 1}, {Rank: 2}}
+	full := make([]pipeline.Hit, PerPage)
 	tests := []struct {
 		name string
 		page int
@@ -122,6 +123,54 @@ func TestPaginate(t *testing.T) {
 			page: 1,
 			res:  pipeline.SearchResult{Hits: hits, Total: MaxPage*PerPage + 1},
 			want: &views.SearchResults{Hits: hits, Total: MaxPage*PerPage + 1, Page: 1, Pages: MaxPage, Capped: true},
+		},
+		{
+			name: "lower bound, first page full",
+			page: 1,
+			res:  pipeline.SearchResult{Hits: full, Total: PerPage, TotalIsLowerBound: true},
+			want: &views.SearchResults{Hits: full, Total: PerPage, TotalIsLowerBound: true, Page: 1, Pages: 1, More: true},
+		},
+		{
+			name: "lower bound, before the last page counted",
+			page: 2,
+			res:  pipeline.SearchResult{Hits: full, Total: 5 * PerPage, TotalIsLowerBound: true},
+			want: &views.SearchResults{Hits: full, Total: 5 * PerPage, TotalIsLowerBound: true, Page: 2, Pages: 5},
+		},
+		{
+			name: "lower bound, last page counted is full",
+			page: 5,
+			res:  pipeline.SearchResult{Hits: full, Total: 5 * PerPage, TotalIsLowerBound: true},
+			want: &views.SearchResults{Hits: full, Total: 5 * PerPage, TotalIsLowerBound: true, Page: 5, Pages: 5, More: true},
+		},
+		{
+			name: "lower bound, last page counted is not full",
+			page: 5,
+			res:  pipeline.SearchResult{Hits: hits, Total: 4*PerPage + 2, TotalIsLowerBound: true},
+			want: &views.SearchResults{Hits: hits, Total: 4*PerPage + 2, TotalIsLowerBound: true, Page: 5, Pages: 5},
+		},
+		{
+			name: "lower bound below the hits fetched",
+			page: 3,
+			res:  pipeline.SearchResult{Hits: full, Total: PerPage + 2, TotalIsLowerBound: true},
+			want: &views.SearchResults{Hits: full, Total: 3 * PerPage, TotalIsLowerBound: true, Page: 3, Pages: 3, More: true},
+		},
+		{
+			name: "lower bound, past the end",
+			page: 4,
+			res:  pipeline.SearchResult{Total: 2 * PerPage, TotalIsLowerBound: true},
+			want: &views.SearchResults{Total: 2 * PerPage, TotalIsLowerBound: true, Page: 4, Pages: 2},
+		},
+		{
+			name: "lower bound, capped: no page after the last served",
+			page: MaxPage,
+			res:  pipeline.SearchResult{Hits: full, Total: MaxPage * PerPage, TotalIsLowerBound: true},
+			want: &views.SearchResults{Hits: full, Total: MaxPage * PerPage, TotalIsLowerBound: true, Page: MaxPage, Pages: MaxPage},
+		},
+		{
+			name: "lower bound beyond the served pages",
+			page: MaxPage + 1,
+			res:  pipeline.SearchResult{Hits: hits[:1], Total: 3 * PerPage, TotalIsLowerBound: true},
+			want: &views.SearchResults{Total: 3 * PerPage, TotalIsLowerBound: true, Page: MaxPage + 1, Pages: 3},
 		},
 	}
 	for _, tt := range tests {

@@ -27,18 +27,40 @@ type SearchPage struct {
 type SearchResults struct {
 	Hits  []pipeline.Hit
 	Total int
-	Took  time.Duration
-	// Page is the 1-based page shown; Pages is how many pages exist.
+	// TotalIsLowerBound is set when the searcher stopped counting matches
+	// (document searches of very common terms): Total and Pages are then
+	// only "at least".
+	TotalIsLowerBound bool
+	Took              time.Duration
+	// Page is the 1-based page shown; Pages is how many pages exist (at
+	// least, with TotalIsLowerBound).
 	Page  int
 	Pages int
 	// Capped is true when more hits matched than the portal pages through.
 	Capped bool
+	// More is set when a page after Pages may exist although Total does not
+	// show it: the total is a lower bound and the page shown, the last one
+	// counted, is full. The pager then still offers the next page.
+	More bool
 }
 
 // PastEnd reports whether the requested page lies after the last page of a
 // search that did match something.
 func (r *SearchResults) PastEnd() bool {
 	return r.Total > 0 && r.Page > r.Pages
+}
+
+// HasNext reports whether the pager offers a next page.
+func (r *SearchResults) HasNext() bool {
+	return r.Page < r.Pages || r.More
+}
+
+// atLeast is the qualifier put before a count that is only a lower bound.
+func atLeast(lowerBound bool) string {
+	if lowerBound {
+		return "at least "
+	}
+	return ""
 }
 
 // pageLink is one entry of the pager: a page number, or a gap between

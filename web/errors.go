@@ -111,12 +111,24 @@ func sentence(err error) string {
 	return s
 }
 
+// errorHandledKey marks, in the echo.Context, a request whose error the
+// error handler has dealt with.
+const errorHandledKey = "crucible.web.errorHandled"
+
 // errorHandler is the portal's one echo.HTTPErrorHandler: it classifies the
 // error, logs it once (server errors at Error, client errors at Warn, a
 // request the client abandoned at Info) with the request id, and renders
 // views.Error unless the response has already started.
+//
+// It acts once per request: echo's request logger hands it the error and
+// still returns the error, so echo calls it again with the same error after
+// the page has been sent, and that call has nothing left to do.
 func errorHandler(logger *slog.Logger, site views.Site) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
+		if handled, _ := c.Get(errorHandledKey).(bool); handled {
+			return
+		}
+		c.Set(errorHandledKey, true)
 		req := c.Request()
 		p := classify(err)
 		level := slog.LevelWarn

@@ -82,12 +82,12 @@ func TestClassify(t *testing.T) {
 		},
 		{
 			name: "panic",
-			err:  &panicError{value: "nil map", stack: []byte("goroutine 1")},
+			err:  &panicError{err: errors.New("nil map"), stack: []byte("goroutine 1")},
 			want: problem{Status: 500, Title: "Something went wrong", Message: serverErrorMessage},
 		},
 		{
 			name: "panic with a not-found error value",
-			err:  &panicError{value: fmt.Errorf("oops: %w", pipeline.ErrNotFound)},
+			err:  &panicError{err: fmt.Errorf("oops: %w", pipeline.ErrNotFound)},
 			want: problem{Status: 500, Title: "Something went wrong", Message: serverErrorMessage},
 		},
 	}

@@ -24,11 +24,16 @@ import (
 
 // fakeSearcher pages through a fixed list of hits and records each request.
 type fakeSearcher struct {
-	mu       sync.Mutex
-	hits     []pipeline.Hit
-	err      error
-	took     time.Duration
-	requests []pipeline.SearchRequest
+	mu   sync.Mutex
+	hits []pipeline.Hit
+	err  error
+	took time.Duration
+	// countBudget, when positive, makes the searcher stop counting like the
+	// index does for document searches of common terms: it counts
+	// max(countBudget, Offset+K) hits and, when more exist, reports that
+	// count as a lower bound.
+	countBudget int
+	requests    []pipeline.SearchRequest
 }
 
 func (f *fakeSearcher) Search(_ context.Context, req pipeline.SearchRequest) (pipeline.SearchResult, error) {
@@ -40,11 +45,17 @@ func (f *fakeSearcher) Search(_ context.Context, req pipeline.SearchRequest) (pi
 	}
 	start := min(req.Offset, len(f.hits))
 	end := min(start+req.K, len(f.hits))
-	return pipeline.SearchResult{
+	res := pipeline.SearchResult{
 		Hits:  f.hits[start:end],
 		Total: len(f.hits),
 		Took:  f.took,
-	}, nil
+	}
+	if f.countBudget > 0 {
+		if counted := max(f.countBudget, req.Offset+req.K); counted < len(f.hits) {
+			res.Total, res.TotalIsLowerBound = counted, true
+		}
+	}
+	return res, nil
 }
 
 // lastRequest returns the most recent request, failing the test when the

@@ -3,32 +3,75 @@ package web
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
-	"net/http"
-	"runtime"
-	"time"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 )
+
+// middlewareChain is the portal's middleware, outermost first. Almost all
+// of it is echo's own; the portal adds only the checks and headers echo
+// has no option for.
+//
+//   - dropInvalidRequestID and echo's RequestID give every request an id,
+//     kept in the X-Request-ID response header for the logs and error
+//     pages.
+//   - requestLogger logs one line per request, after handing any error to
+//     the error handler so the logged status is the one sent.
+//   - echo's Recover turns a panic into a panicError carrying the stack,
+//     which the error handler logs; the server keeps running.
+//   - echo's Secure and extraSecurityHeaders set the security headers
+//     before the handler runs, so error pages carry them too.
+//   - echo's BodyLimit answers 413 to bodies over maxBodyBytes.
+func middlewareChain(maxBodyBytes int64, logger *slog.Logger) []echo.MiddlewareFunc {
+	return []echo.MiddlewareFunc{
+		dropInvalidRequestID,
+		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}),
+		requestLogger(logger),
+		middleware.RecoverWithConfig(middleware.RecoverConfig{
+			StackSize:       panicStackSize,
+			DisableStackAll: true,
+			// Return the panic up the chain instead of handling it here, so
+			// it reaches the error handler through requestLogger like any
+			// other error and the logged status is the 500 sent.
+			DisableErrorHandler: true,
+			LogErrorFunc: func(_ echo.Context, err error, stack []byte) error {
+				return &panicError{err: err, stack: stack}
+			},
+		}),
+		middleware.SecureWithConfig(middleware.SecureConfig{
+			ContentSecurityPolicy: contentSecurityPolicy,
+			ContentTypeNosniff:    "nosniff",
+			XFrameOptions:         "DENY",
+			ReferrerPolicy:        "same-origin",
+			// X-XSS-Protection stays unset: browsers dropped the filter it
+			// controls, and the CSP covers what it did.
+		}),
+		extraSecurityHeaders,
+		// BodyLimit refuses a Content-Length over the limit at once and
+		// otherwise fails the read that crosses it with a 413
+		// echo.HTTPError, so a missing or false Content-Length does not get
+		// a larger body through.
+		middleware.BodyLimit(strconv.FormatInt(maxBodyBytes, 10)),
+	}
+}
 
 // maxRequestIDLen bounds a client-supplied X-Request-ID.
 const maxRequestIDLen = 64
 
-// requestID gives every request an id, kept in the X-Request-ID response
-// header for the logger and error pages. A well-formed id sent by a proxy
-// is kept so logs line up across hops; anything else is replaced, since it
-// ends up in logs and pages.
-func requestID() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			id := c.Request().Header.Get(echo.HeaderXRequestID)
-			if !validRequestID(id) {
-				id = newRequestID()
-			}
-			c.Response().Header().Set(echo.HeaderXRequestID, id)
-			return next(c)
+// dropInvalidRequestID deletes a client-sent X-Request-ID that is not a
+// short token, so echo's RequestID middleware, which runs next and keeps
+// any non-empty incoming id, generates a fresh one instead. A well-formed id
+// sent by a proxy is kept so logs line up across hops; anything else ends up
+// in logs and pages and is not trusted.
+func dropInvalidRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		if id := h.Get(echo.HeaderXRequestID); id != "" && !validRequestID(id) {
+			h.Del(echo.HeaderXRequestID)
 		}
+		return next(c)
 	}
 }
 
@@ -47,7 +90,7 @@ func validRequestID(id string) bool {
 	return true
 }
 
-// newRequestID returns 16 random bytes in hex.
+// newRequestID returns 16 random bytes in hex: echo's RequestID generator.
 func newRequestID() string {
 	var b [16]byte
 	// crypto/rand.Read never fails (Go 1.24+): it crashes the program
@@ -56,77 +99,56 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// requestIDOf returns the id requestID assigned to the request.
+// requestIDOf returns the id the RequestID middleware assigned to the
+// request.
 func requestIDOf(c echo.Context) string {
 	return c.Response().Header().Get(echo.HeaderXRequestID)
 }
 
-// requestLogger logs one line per request at Info: method, path, status,
-// latency and request id. An error from the handler chain is handed to the
-// error handler first, so the logged status is the one sent; the error
-// itself is logged there, once.
+// requestLogger logs one line per request at Info with echo's
+// RequestLogger: method, path, status, latency, bytes_out and request_id.
+// An error from the handler chain is handed to the error handler first
+// (HandleError), so the logged status is the one sent; the error itself is
+// logged there, once.
 func requestLogger(logger *slog.Logger) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			start := time.Now()
-			if err := next(c); err != nil {
-				c.Error(err)
-			}
-			req := c.Request()
-			logger.LogAttrs(req.Context(), slog.LevelInfo, "request",
-				slog.String("method", req.Method),
-				slog.String("path", req.URL.Path),
-				slog.Int("status", c.Response().Status),
-				slog.Duration("latency", time.Since(start)),
-				slog.Int64("bytes_out", c.Response().Size),
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		HandleError:     true,
+		LogMethod:       true,
+		LogURIPath:      true,
+		LogStatus:       true,
+		LogLatency:      true,
+		LogResponseSize: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+				slog.String("method", v.Method),
+				slog.String("path", v.URIPath),
+				slog.Int("status", v.Status),
+				slog.Duration("latency", v.Latency),
+				slog.Int64("bytes_out", v.ResponseSize),
+				// The response header, not v.RequestID: that one prefers
+				// the incoming header.
 				slog.String("request_id", requestIDOf(c)),
 			)
 			return nil
-		}
-	}
+		},
+	})
 }
 
 // panicError carries a recovered panic and its stack to the error handler,
-// which logs both.
+// which logs both. echo's Recover makes a panic value that is not an error
+// into one.
 type panicError struct {
-	value any
+	err   error
 	stack []byte
 }
 
-func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+func (e *panicError) Error() string { return "panic: " + e.err.Error() }
 
-// Unwrap exposes a panic value that is an error, for errors.Is and As.
-func (e *panicError) Unwrap() error {
-	err, _ := e.value.(error)
-	return err
-}
+// Unwrap exposes the panic value, for errors.Is and As.
+func (e *panicError) Unwrap() error { return e.err }
 
 // panicStackSize bounds the stack captured for a panic.
 const panicStackSize = 8 << 10
-
-// recoverPanics turns a panic in a handler into a panicError returned up the
-// chain, so the request logger passes it to the error handler like any
-// other error and the server keeps running. http.ErrAbortHandler is
-// re-raised: it is net/http's way to abort a response on purpose.
-func recoverPanics() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) (err error) {
-			defer func() {
-				r := recover()
-				if r == nil {
-					return
-				}
-				if r == http.ErrAbortHandler {
-					panic(r)
-				}
-				stack := make([]byte, panicStackSize)
-				stack = stack[:runtime.Stack(stack, false)]
-				err = &panicError{value: r, stack: stack}
-			}()
-			return next(c)
-		}
-	}
-}
 
 // Security headers sent with every response. The policy allows only the
 // portal's own scripts, styles and images: no inline scripts or styles and
@@ -141,38 +163,13 @@ const (
 		"screen-wake-lock=(), sync-xhr=(), usb=(), xr-spatial-tracking=()"
 )
 
-// securityHeaders sets the security headers before the handler runs, so
-// error pages carry them too.
-func securityHeaders() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			h := c.Response().Header()
-			h.Set(echo.HeaderContentSecurityPolicy, contentSecurityPolicy)
-			h.Set(echo.HeaderXContentTypeOptions, "nosniff")
-			h.Set(echo.HeaderXFrameOptions, "DENY")
-			h.Set(echo.HeaderReferrerPolicy, "same-origin")
-			h.Set("Permissions-Policy", permissionsPolicy)
-			h.Set("Cross-Origin-Opener-Policy", "same-origin")
-			return next(c)
-		}
-	}
-}
-
-// bodyLimit answers 413 to requests whose body exceeds limit bytes: at once
-// when Content-Length says so, otherwise when a handler reads past the
-// limit (http.MaxBytesReader's error, which the error handler maps to 413).
-func bodyLimit(limit int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			if req.ContentLength > limit {
-				return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-					fmt.Sprintf("The request body is %d bytes; the limit is %d bytes.", req.ContentLength, limit))
-			}
-			if req.Body != nil && req.Body != http.NoBody {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
-			}
-			return next(c)
-		}
+// extraSecurityHeaders sets the security headers echo's Secure has no
+// option for: Permissions-Policy and Cross-Origin-Opener-Policy.
+func extraSecurityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Permissions-Policy", permissionsPolicy)
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		return next(c)
 	}
 }

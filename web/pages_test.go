@@ -213,6 +213,97 @@ func TestSearchPaging(t *testing.T) {
 	}
 }
 
+func TestSearchLowerBoundTotal(t *testing.T) {
+	tests := []struct {
+		name           string
+		page           string
+		wantRanks      []string
+		wantSummary    string // prefix of the result summary
+		wantTotal      string
+		wantPageStatus string
+		wantNext       string // href of the next link, empty when not shown
+		wantPageLinks  []string
+	}{
+		{
+			name: "first page", page: "1", wantRanks: ranks(1, 10),
+			wantSummary: "at least 20 documents", wantTotal: "20", wantPageStatus: "page 1 of at least 2",
+			wantNext: "/search?docs=1&page=2&q=the", wantPageLinks: []string{"2"},
+		},
+		{
+			name: "last page counted is full", page: "2", wantRanks: ranks(11, 20),
+			wantSummary: "at least 20 documents", wantTotal: "20", wantPageStatus: "page 2 of at least 2",
+			wantNext: "/search?docs=1&page=3&q=the", wantPageLinks: []string{"1"},
+		},
+		{
+			name: "counting goes further", page: "3", wantRanks: ranks(21, 30),
+			wantSummary: "at least 30 documents", wantTotal: "30", wantPageStatus: "page 3 of at least 3",
+			wantNext: "/search?docs=1&page=4&q=the", wantPageLinks: []string{"1", "2"},
+		},
+		{
+			name: "exact again at the end", page: "5", wantRanks: ranks(41, 45),
+			wantSummary: "45 documents", wantTotal: "45", wantPageStatus: "page 5 of 5",
+			wantPageLinks: []string{"1", "3", "4"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t, &fakeSearcher{hits: makeHits(45), countBudget: 20}, nil, web.Config{})
+			rec := s.get(t, "/search?q=the&docs=1&page="+tt.page)
+			wantStatus(t, rec, http.StatusOK)
+			doc := parseHTML(t, rec)
+			if diff := cmp.Diff(tt.wantRanks, texts(doc, "result-rank")); diff != "" {
+				t.Errorf("ranks (-want +got):\n%s", diff)
+			}
+			if got := textOf(doc, "result-summary"); !strings.HasPrefix(got, tt.wantSummary+" ·") {
+				t.Errorf("result summary = %q, want it to start with %q", got, tt.wantSummary)
+			}
+			if got := textOf(doc, "result-total"); got != tt.wantTotal {
+				t.Errorf("result total = %q, want %q", got, tt.wantTotal)
+			}
+			if got := textOf(doc, "page-status"); got != tt.wantPageStatus {
+				t.Errorf("page status = %q, want %q", got, tt.wantPageStatus)
+			}
+			next, _ := byTestID(doc, "pager-next").Attr("href")
+			if next != tt.wantNext {
+				t.Errorf("next link = %q, want %q", next, tt.wantNext)
+			}
+			if diff := cmp.Diff(tt.wantPageLinks, texts(doc, "pager-page")); diff != "" {
+				t.Errorf("page links (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSearchLowerBoundPastServedPages(t *testing.T) {
+	s := newTestServer(t, &fakeSearcher{hits: makeHits(45), countBudget: 20}, nil, web.Config{})
+	rec := s.get(t, "/search?q=the&docs=1&page=5000")
+	wantStatus(t, rec, http.StatusNotFound)
+	doc := parseHTML(t, rec)
+	if got, want := textOf(doc, "past-end"), "No results on page 5000; there are at least 2 pages."; !strings.HasPrefix(got, want) {
+		t.Errorf("past-end message = %q, want prefix %q", got, want)
+	}
+}
+
+func TestSearchLowerBoundFollowNext(t *testing.T) {
+	s := newTestServer(t, &fakeSearcher{hits: makeHits(45), countBudget: 20}, nil, web.Config{})
+	var got []string
+	target := "/search?q=the&docs=1"
+	for range 10 {
+		rec := s.get(t, target)
+		wantStatus(t, rec, http.StatusOK)
+		doc := parseHTML(t, rec)
+		got = append(got, texts(doc, "result-rank")...)
+		next, ok := byTestID(doc, "pager-next").Attr("href")
+		if !ok {
+			break
+		}
+		target = next
+	}
+	if diff := cmp.Diff(ranks(1, 45), got); diff != "" {
+		t.Errorf("ranks reached by following next links (-want +got):\n%s", diff)
+	}
+}
+
 // ranks returns the rank labels from..to.
 func ranks(from, to int) []string {
 	var out []string

@@ -5,14 +5,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/labstack/echo/v4"
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/web"
@@ -190,6 +193,59 @@ func TestBodyLimit(t *testing.T) {
 	}
 }
 
+// bodyLength answers with the length of the request body it read, or the
+// read error: a stand-in for a handler that reads bodies.
+func bodyLength(c echo.Context) error {
+	b, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return fmt.Errorf("read body: %w", err)
+	}
+	return c.String(http.StatusOK, strconv.Itoa(len(b)))
+}
+
+func TestBodyLimitWhileReading(t *testing.T) {
+	tests := []struct {
+		name          string
+		size          int
+		contentLength int64 // -1: absent (chunked)
+		wantStatus    int
+		wantBody      string // for 200
+	}{
+		{name: "no length, over the limit", size: 101, contentLength: -1, wantStatus: http.StatusRequestEntityTooLarge},
+		{name: "length understated", size: 5000, contentLength: 10, wantStatus: http.StatusRequestEntityTooLarge},
+		{name: "no length, at the limit", size: 100, contentLength: -1, wantStatus: http.StatusOK, wantBody: "100"},
+		{name: "honest length, under the limit", size: 7, contentLength: 7, wantStatus: http.StatusOK, wantBody: "7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t, nil, nil, web.Config{MaxBodyBytes: 100})
+			s.e.POST("/test/body-length", bodyLength)
+			req := httptest.NewRequest(http.MethodPost, "/test/body-length", bytes.NewReader(make([]byte, tt.size)))
+			req.ContentLength = tt.contentLength
+			req.Header.Set("Content-Type", "application/octet-stream")
+			rec := s.do(t, req)
+			wantStatus(t, rec, tt.wantStatus)
+			if tt.wantStatus == http.StatusOK {
+				if got := rec.Body.String(); got != tt.wantBody {
+					t.Errorf("body length read = %q, want %q", got, tt.wantBody)
+				}
+				return
+			}
+			doc := parseHTML(t, rec)
+			if got := textOf(doc, "error-status"); got != "413" {
+				t.Errorf("error page status = %q, want 413", got)
+			}
+			if got := rec.Header().Get("X-Frame-Options"); got != "DENY" {
+				t.Errorf("413 page X-Frame-Options = %q, want DENY", got)
+			}
+			line := findLog(t, s.log, "request failed")
+			if line["status"] != 413.0 || line["level"] != "WARN" {
+				t.Errorf("413 logged as %v, want WARN with status 413", line)
+			}
+		})
+	}
+}
+
 func TestStaticAssets(t *testing.T) {
 	s := newTestServer(t, nil, sampleStore(), web.Config{})
 	home := parseHTML(t, s.get(t, "/"))
@@ -282,6 +338,21 @@ func TestPanicBecomesServerErrorPage(t *testing.T) {
 	}
 	if stack, _ := line["stack"].(string); !strings.Contains(stack, "fakeStore") {
 		t.Errorf("panic log stack does not show the panicking function:\n%s", stack)
+	}
+	var failures, requests []map[string]any
+	for _, l := range readLogs(t, s.log) {
+		switch l["msg"] {
+		case "request failed":
+			failures = append(failures, l)
+		case "request":
+			requests = append(requests, l)
+		}
+	}
+	if len(failures) != 1 {
+		t.Errorf("%d failure log lines for one panic, want 1:\n%v", len(failures), failures)
+	}
+	if len(requests) != 1 || requests[0]["status"] != 500.0 || requests[0]["request_id"] != rec.Header().Get("X-Request-ID") {
+		t.Errorf("request log lines = %v, want one with status 500 and request id %q", requests, rec.Header().Get("X-Request-ID"))
 	}
 	// The server keeps serving.
 	s.store.panicStats = false

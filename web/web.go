@@ -81,13 +81,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(logger, site)
 
-	e.Use(
-		requestID(),
-		requestLogger(logger),
-		recoverPanics(),
-		securityHeaders(),
-		bodyLimit(cfg.MaxBodyBytes),
-	)
+	e.Use(middlewareChain(cfg.MaxBodyBytes, logger)...)
 
 	registerRoutes(e, routeHandlers{
 		home:      &handlers.Home{Site: site, Stats: deps.Store},
