@@ -31,6 +31,8 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	bleve_index_api "github.com/blevesearch/bleve_index_api"
 
+	bolterrors "go.etcd.io/bbolt/errors"
+
 	"github.com/crucible-portal/crucible/pipeline"
 )
 
@@ -99,7 +101,12 @@ func Open(path string, opts Options) (*Index, error) {
 	if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
 		idx, err = bleve.New(path, newMapping())
 	} else {
-		idx, err = bleve.Open(path)
+		// Only one process may hold the index: wait briefly for the lock,
+		// then say who probably has it instead of hanging.
+		idx, err = bleve.OpenUsing(path, map[string]any{"bolt_timeout": "2s"})
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, fmt.Errorf("open index %s: it is in use by another crucible process (a running `crucible serve`?): stop it first", path)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)

@@ -256,3 +256,16 @@ func TestOpenRejectsBadParameters(t *testing.T) {
 		t.Errorf("b=1.5: err = %v", err)
 	}
 }
+
+func TestOpenLockedIndexFailsClearly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ix")
+	ix, err := Open(path, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	_, err = Open(path, DefaultOptions())
+	if err == nil || !strings.Contains(err.Error(), "in use by another crucible process") {
+		t.Errorf("second open: err = %v, want an in-use message", err)
+	}
+}

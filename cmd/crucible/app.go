@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/crucible-portal/crucible/index"
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/sqlite"
+)
+
+// commonFlags are the flags every data command takes.
+type commonFlags struct {
+	data string
+	k1   float64
+	b    float64
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet, env envFunc) {
+	fs.StringVar(&c.data, "data", env.get("CRUCIBLE_DATA", "data"), "data `folder` holding crucible.db and the index (env CRUCIBLE_DATA)")
+	def := index.DefaultOptions()
+	fs.Float64Var(&c.k1, "k1", envFloat(env, "CRUCIBLE_BM25_K1", def.K1), "BM25 k1 (env CRUCIBLE_BM25_K1)")
+	fs.Float64Var(&c.b, "b", envFloat(env, "CRUCIBLE_BM25_B", def.B), "BM25 b (env CRUCIBLE_BM25_B)")
+}
+
+func envFloat(env envFunc, key string, def float64) float64 {
+	if v := env.get(key, ""); v != "" {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return f
+		}
+	}
+	return def
+}
+
+// newFlagSet makes a FlagSet that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("crucible "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses and maps flag errors to usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return &exitError{code: 0}
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+// app is the opened data folder: the store and the index.
+type app struct {
+	db    *sqlite.DB
+	index *index.Index
+	opts  index.Options
+	dir   string
+}
+
+func (c commonFlags) options() index.Options {
+	o := index.DefaultOptions()
+	o.K1, o.B = c.k1, c.b
+	return o
+}
+
+func dbPath(dir string) string    { return filepath.Join(dir, "crucible.db") }
+func indexPath(dir string) string { return filepath.Join(dir, "index.bleve") }
+
+// openApp opens (creating if needed) the data folder.
+func openApp(ctx context.Context, c commonFlags) (*app, error) {
+	if c.data == "" {
+		return nil, fmt.Errorf("%w: --data is empty", errUsage)
+	}
+	if err := os.MkdirAll(c.data, 0o755); err != nil {
+		return nil, fmt.Errorf("create data folder: %w", err)
+	}
+	db, err := sqlite.Open(ctx, dbPath(c.data))
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(indexPath(c.data), c.options())
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &app{db: db, index: ix, opts: c.options(), dir: c.data}, nil
+}
+
+func (a *app) Close() error {
+	err := a.index.Close()
+	if e := a.db.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// searcher returns the search service over the app's index and store.
+func (a *app) searcher() *index.Searcher {
+	return &index.Searcher{Index: a.index, Source: a.db}
+}
+
+// indexInStep reports whether the index holds exactly the stored passages.
+func (a *app) indexInStep(ctx context.Context) (stored, indexed int, ok bool, err error) {
+	st, err := a.db.Stats(ctx)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	n, err := a.index.Count()
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("count index: %w", err)
+	}
+	return st.Passages, n, st.Passages == n, nil
+}
+
+// rebuild replaces the index from the store.
+func (a *app) rebuild(ctx context.Context, progress func(int)) error {
+	if err := a.index.Close(); err != nil {
+		return fmt.Errorf("close index: %w", err)
+	}
+	ix, err := index.Rebuild(ctx, indexPath(a.dir), a.opts, a.db, progress)
+	if err != nil {
+		// Reopen whatever index is there so the app stays usable.
+		if old, oerr := index.Open(indexPath(a.dir), a.opts); oerr == nil {
+			a.index = old
+		}
+		return err
+	}
+	a.index = ix
+	return nil
+}
+
+var _ pipeline.DocumentStore = (*sqlite.DB)(nil)

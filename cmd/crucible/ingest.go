@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/crucible-portal/crucible/index"
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/corpus"
+)
+
+// isTerminal reports whether w is a terminal (progress bars only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// newBar returns a progress bar on stderr when it is a terminal, else nil.
+func newBar(stderr io.Writer, total int64, desc string, bytes bool) *progressbar.ProgressBar {
+	if !isTerminal(stderr) {
+		return nil
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowBytes(bytes),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
+	fs := newFlagSet("ingest", stderr)
+	var c commonFlags
+	c.register(fs, env)
+	maxField := fs.Int64("max-field-bytes", corpus.DefaultMaxFieldBytes, "skip records with a field larger than this")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crucible ingest --data DIR PATH...\n\nPATH: .jsonl/.json/.ndjson files (optionally .gz) or folders of .txt/.md/.html files.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: ingest needs at least one PATH", errUsage)
+	}
+	a, err := openApp(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	res, err := ingest(ctx, a, fs.Args(), corpus.Options{MaxFieldBytes: *maxField}, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, res.summaryLine())
+	if res.walk.Skipped > 0 {
+		return &exitError{code: 3, msg: fmt.Sprintf("%d record(s) skipped; see the messages above", res.walk.Skipped)}
+	}
+	return nil
+}
+
+type ingestResult struct {
+	walk  corpus.Summary
+	stats pipeline.IngestStats
+	took  time.Duration
+}
+
+func (r ingestResult) summaryLine() string {
+	return fmt.Sprintf("ingested %d documents (%d new, %d replaced) as %d passages from %d file(s) in %s; %d record(s) skipped, %d notice(s)",
+		r.stats.Inserted+r.stats.Replaced, r.stats.Inserted, r.stats.Replaced, r.stats.Passages,
+		r.walk.Files, r.took.Round(10*time.Millisecond), r.walk.Skipped, r.walk.Notices)
+}
+
+// ingest reads paths into the app's store and index, printing problems to
+// stderr as they come (above the progress bar, if any).
+func ingest(ctx context.Context, a *app, paths []string, opts corpus.Options, stderr io.Writer) (ingestResult, error) {
+	start := time.Now()
+	total, err := corpus.TotalBytes(paths)
+	if err != nil {
+		return ingestResult{}, err
+	}
+	bar := newBar(stderr, total, "ingesting", true)
+	if bar != nil {
+		opts.Progress = func(n int64) { bar.Add64(n) }
+	}
+	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment}
+	problem := func(p corpus.Problem) {
+		if bar != nil {
+			bar.Clear()
+		}
+		kind := "skipped"
+		if !p.Skipped {
+			kind = "note"
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", kind, p.String())
+	}
+	sum, err := corpus.Walk(ctx, paths, opts, func(d pipeline.Document) error {
+		return in.Add(ctx, d)
+	}, problem)
+	if err == nil {
+		err = in.Flush(ctx)
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	res := ingestResult{walk: sum, stats: in.Stats(), took: time.Since(start)}
+	if err != nil {
+		return res, fmt.Errorf("ingest stopped after %d documents: %w", res.stats.Inserted+res.stats.Replaced, err)
+	}
+	return res, nil
+}
+
+func cmdReindex(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reindex", stderr)
+	var c commonFlags
+	c.register(fs, env)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, err := openApp(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	st, err := a.db.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	bar := newBar(stderr, int64(st.Passages), "indexing", false)
+	var progress func(int)
+	if bar != nil {
+		progress = func(done int) { bar.Set(done) }
+	}
+	if err := a.rebuild(ctx, progress); err != nil {
+		return err
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	n, _ := a.index.Count()
+	fmt.Fprintf(stdout, "reindexed %d passages of %d documents in %s (BM25 k1=%g b=%g)\n",
+		n, st.Documents, time.Since(start).Round(10*time.Millisecond), a.opts.K1, a.opts.B)
+	return nil
+}

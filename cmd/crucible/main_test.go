@@ -1,0 +1,326 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crucible-portal/crucible/pipeline/eval"
+)
+
+const sampleCorpus = "testdata/sotu-sample.jsonl"
+
+// runCmd runs one command line and returns its output and exit status.
+func runCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"frobnicate"},
+		{"ingest", "--data", t.TempDir()},
+		{"search", "--data", t.TempDir()},
+		{"search", "--data", t.TempDir(), "--queries", "q.jsonl"},
+		{"bench", "nothing"},
+		{"serve", "--nope"},
+	} {
+		_, stderr, code := runCmd(t, args...)
+		if code != 2 {
+			t.Errorf("crucible %q: exit %d, want 2 (usage); stderr:\n%s", args, code, stderr)
+		}
+		if !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "Usage") && !strings.Contains(stderr, "flag provided but not defined") {
+			t.Errorf("crucible %q: stderr does not explain usage:\n%s", args, stderr)
+		}
+	}
+}
+
+func TestIngestSearchReindex(t *testing.T) {
+	data := t.TempDir()
+	out, stderr, code := runCmd(t, "ingest", "--data", data, sampleCorpus)
+	if code != 0 {
+		t.Fatalf("ingest: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(out, "ingested 8 documents (8 new, 0 replaced)") {
+		t.Errorf("summary line: %q", out)
+	}
+
+	out, stderr, code = runCmd(t, "search", "--data", data, "--k", "3", "--json", "protective tariff")
+	if code != 0 {
+		t.Fatalf("search: exit %d\n%s", code, stderr)
+	}
+	var hits []searchHitJSON
+	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+		t.Fatalf("search --json output is not JSON: %v\n%s", err, out)
+	}
+	if len(hits) != 3 {
+		t.Fatalf("got %d hits, want 3", len(hits))
+	}
+	for i, h := range hits {
+		if h.Rank != i+1 || h.DocID == "" || !strings.HasPrefix(h.PassageID, h.DocID+"#") || h.Title == "" || h.Text == "" {
+			t.Errorf("hit %d incomplete: %+v", i, h)
+		}
+		if i > 0 && h.Score > hits[i-1].Score {
+			t.Errorf("hits not in score order: %v after %v", h.Score, hits[i-1].Score)
+		}
+		if !strings.Contains(strings.ToLower(h.Text+h.Title), "tariff") && !strings.Contains(strings.ToLower(h.Text), "protect") {
+			t.Errorf("hit %d does not match the query: %q", i, h.Text)
+		}
+	}
+
+	// Document mode: each document once.
+	out, _, code = runCmd(t, "search", "--data", data, "--k", "10", "--docs", "--json", "the union")
+	if code != 0 {
+		t.Fatal("search --docs failed")
+	}
+	var docs []searchHitJSON
+	json.Unmarshal([]byte(out), &docs)
+	seen := map[string]bool{}
+	for _, d := range docs {
+		if seen[d.DocID] {
+			t.Errorf("document %s listed twice in --docs mode", d.DocID)
+		}
+		seen[d.DocID] = true
+	}
+	if len(docs) != 8 {
+		t.Errorf("--docs returned %d documents, want all 8", len(docs))
+	}
+
+	// Reindex gives the same ranking.
+	out, stderr, code = runCmd(t, "reindex", "--data", data)
+	if code != 0 || !strings.Contains(out, "reindexed") {
+		t.Fatalf("reindex: exit %d\n%s%s", code, out, stderr)
+	}
+	out2, _, _ := runCmd(t, "search", "--data", data, "--k", "3", "--json", "protective tariff")
+	var hits2 []searchHitJSON
+	json.Unmarshal([]byte(out2), &hits2)
+	if len(hits2) != len(hits) {
+		t.Fatalf("after reindex: %d hits, want %d", len(hits2), len(hits))
+	}
+	for i := range hits {
+		if hits[i].PassageID != hits2[i].PassageID || hits[i].Score != hits2[i].Score {
+			t.Errorf("after reindex hit %d = %s %v, want %s %v", i, hits2[i].PassageID, hits2[i].Score, hits[i].PassageID, hits[i].Score)
+		}
+	}
+
+	// Re-ingesting replaces documents rather than duplicating them.
+	out, _, code = runCmd(t, "ingest", "--data", data, sampleCorpus)
+	if code != 0 || !strings.Contains(out, "(0 new, 8 replaced)") {
+		t.Errorf("re-ingest: exit %d, %q", code, out)
+	}
+	out3, _, _ := runCmd(t, "search", "--data", data, "--k", "3", "--json", "protective tariff")
+	if out3 != out2 {
+		t.Errorf("re-ingest changed the results:\n%s\nvs\n%s", out3, out2)
+	}
+}
+
+func TestIngestBadRecordsKeepsTheRest(t *testing.T) {
+	data := t.TempDir()
+	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatal("seed ingest failed")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(strings.Join([]string{
+		`{"id":"good-1","title":"Good","text":"A fine record about tariffs."}`,
+		`{"id":"broken", "text": `,
+		`{"title":"no id","text":"orphan"}`,
+		`{"id":"empty","text":"   "}`,
+		"{\"id\":\"bad-utf8\",\"text\":\"caf\xe9\"}",
+		`{"id":"good-2","body":"Body alias text about commerce.","year":1999}`,
+	}, "\n")), 0o644)
+	out, stderr, code := runCmd(t, "ingest", "--data", data, bad)
+	if code != 3 {
+		t.Errorf("exit %d, want 3 (records skipped)", code)
+	}
+	for _, want := range []string{bad + ":2:", bad + ":3:", bad + ":4:", bad + ":5:", "4 record(s) skipped"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(out, "ingested 2 documents (2 new, 0 replaced)") {
+		t.Errorf("summary: %q", out)
+	}
+	// The earlier collection is intact and the good records are searchable.
+	out, _, _ = runCmd(t, "search", "--data", data, "--docs", "--k", "20", "--json", "commerce tariffs")
+	for _, id := range []string{"good-1", "good-2"} {
+		if !strings.Contains(out, `"doc_id": "`+id+`"`) {
+			t.Errorf("%s not searchable after a partly bad ingest", id)
+		}
+	}
+	if !strings.Contains(out, "sotu-") {
+		t.Errorf("earlier documents lost after a bad ingest")
+	}
+
+	// A missing path is an error, not a crash, and stores nothing.
+	_, stderr, code = runCmd(t, "ingest", "--data", data, filepath.Join(t.TempDir(), "missing.jsonl"))
+	if code != 1 || !strings.Contains(stderr, "missing.jsonl") {
+		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestSearchQueriesWritesRun(t *testing.T) {
+	data := t.TempDir()
+	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatal("ingest failed")
+	}
+	dir := t.TempDir()
+	queries := filepath.Join(dir, "q.jsonl")
+	os.WriteFile(queries, []byte(`{"id":"q1","text":"tariff revenue"}
+{"id":"q2","text":"indian tribes"}
+not json
+{"id":"q3","text":""}
+
+{"id":7,"text":"navy"}
+`), 0o644)
+	runFile := filepath.Join(dir, "out.run")
+	out, stderr, code := runCmd(t, "search", "--data", data, "--queries", queries, "--run", runFile, "--k", "5", "--docs")
+	if code != 3 {
+		t.Errorf("exit %d, want 3 (bad lines); stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, queries+":3: invalid JSON") || !strings.Contains(stderr, queries+":4:") {
+		t.Errorf("bad lines not reported by line:\n%s", stderr)
+	}
+	if !strings.Contains(out, "ran 3 queries") {
+		t.Errorf("summary: %q", out)
+	}
+	runs, err := eval.ReadRunFile(runFile)
+	if err != nil {
+		t.Fatalf("run file unreadable: %v", err)
+	}
+	if n := len(runs["q1"]); n != 5 {
+		t.Errorf("q1: %d entries, want 5", n)
+	}
+	for _, q := range []string{"q1", "q2", "7"} {
+		if n := len(runs[q]); n < 1 || n > 5 {
+			t.Errorf("query %s: %d entries, want 1 to 5", q, n)
+		}
+	}
+	raw, _ := os.ReadFile(runFile)
+	line := strings.SplitN(string(raw), "\n", 2)[0]
+	if !regexp.MustCompile(`^q1 Q0 sotu-\S+ 1 \S+ crucible-bm25$`).MatchString(line) {
+		t.Errorf("first run line %q is not TREC format", line)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a poller.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs `crucible serve` on a free loopback port and returns its
+// base URL; the server stops (gracefully) when the test ends.
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...),
+			func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve returned %v after shutdown", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not stop within 20s of cancellation")
+		}
+	})
+	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve exited early: %v\n%s", err, errb.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("serve did not start; stderr:\n%s", errb.String())
+	return ""
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestServeIngestsWhenEmptyAndRebuildsIndex(t *testing.T) {
+	data := t.TempDir()
+	base := startServe(t, "--data", data, "--ingest-if-empty", sampleCorpus)
+	code, body := get(t, base+"/healthz")
+	if code != 200 || !strings.Contains(body, `"documents":8`) {
+		t.Fatalf("healthz: %d %s", code, body)
+	}
+	code, body = get(t, base+"/search?q=tariff")
+	if code != 200 || !strings.Contains(body, "<mark") {
+		t.Errorf("search page: %d, highlights present: %v", code, strings.Contains(body, "<mark"))
+	}
+	code, _ = get(t, base+"/documents/no-such-document")
+	if code != 404 {
+		t.Errorf("unknown document: %d, want 404", code)
+	}
+}
+
+func TestServeRebuildsMissingIndex(t *testing.T) {
+	data := t.TempDir()
+	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatal("ingest failed")
+	}
+	if err := os.RemoveAll(indexPath(data)); err != nil {
+		t.Fatal(err)
+	}
+	base := startServe(t, "--data", data)
+	code, body := get(t, base+"/search?q=tariff")
+	if code != 200 || !strings.Contains(body, "<mark") {
+		t.Errorf("after a lost index, search gives %d without results", code)
+	}
+}
+
+func TestServeRefusesBusyAddress(t *testing.T) {
+	data := t.TempDir()
+	base := startServe(t, "--data", t.TempDir())
+	addr := strings.TrimPrefix(base, "http://")
+	_, stderr, code := runCmd(t, "serve", "--data", data, "--addr", addr)
+	if code != 1 || !strings.Contains(stderr, "listen on "+addr) {
+		t.Errorf("busy address: exit %d, stderr %q", code, stderr)
+	}
+}
+

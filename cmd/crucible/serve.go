@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/crucible-portal/crucible/pipeline/corpus"
+	"github.com/crucible-portal/crucible/web"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("%w: log level %q: want debug, info, warn or error", errUsage, level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stderr)
+	var c commonFlags
+	c.register(fs, env)
+	addr := fs.String("addr", env.get("CRUCIBLE_ADDR", "127.0.0.1:8080"), "listen `address` (env CRUCIBLE_ADDR)")
+	seed := fs.String("ingest-if-empty", "", "ingest this `path` first when the collection is empty (make run uses the demo corpus)")
+	level := fs.String("log-level", env.get("CRUCIBLE_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
+	maxBody := fs.Int64("max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	logger, err := newLogger(stderr, *level)
+	if err != nil {
+		return err
+	}
+	a, err := openApp(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	st, err := a.db.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Documents == 0 && *seed != "" {
+		logger.Info("collection is empty: ingesting", "path", *seed)
+		res, err := ingest(ctx, a, []string{*seed}, corpus.Options{}, stderr)
+		if err != nil {
+			return err
+		}
+		logger.Info(res.summaryLine())
+	}
+	stored, indexed, ok, err := a.indexInStep(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		logger.Warn("index out of step with the store: rebuilding", "stored_passages", stored, "indexed_passages", indexed)
+		if err := a.rebuild(ctx, nil); err != nil {
+			return err
+		}
+	}
+
+	e, err := web.New(web.Config{MaxBodyBytes: *maxBody}, web.Deps{
+		Searcher: a.searcher(),
+		Store:    a.db,
+		Marker:   a.index,
+		Logger:   logger,
+		Version:  version,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	srv := &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	url := "http://" + ln.Addr().String()
+	if strings.HasPrefix(ln.Addr().String(), "[::]") || strings.HasPrefix(ln.Addr().String(), "0.0.0.0") {
+		url = "http://" + *addr
+	}
+	fmt.Fprintf(stdout, "Crucible is serving %s on %s (Ctrl-C to stop)\n", c.data, url)
+	logger.Info("serving", "addr", ln.Addr().String(), "data", c.data, "bm25_k1", a.opts.K1, "bm25_b", a.opts.B)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
