@@ -264,4 +264,3 @@ func benchSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocum
 	}
 	return tw.Flush()
 }
-

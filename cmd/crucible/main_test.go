@@ -323,4 +323,3 @@ func TestServeRefusesBusyAddress(t *testing.T) {
 		t.Errorf("busy address: exit %d, stderr %q", code, stderr)
 	}
 }
-
