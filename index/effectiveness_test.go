@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/crucible-portal/crucible/index"
@@ -35,15 +36,29 @@ func TestBM25Effectiveness(t *testing.T) {
 		{name: "cacm", qrels: "qrels.txt", measure: "map", published: 0.3123, textOnly: true},
 		{name: "npl-vaswani", qrels: "qrels.txt", measure: "map", published: 0.2856},
 	}
+	// The published figures use Anserini's k1=0.9, b=0.4 (our default).
+	// CRUCIBLE_BM25_K1 / CRUCIBLE_BM25_B measure other values: the figures
+	// are then logged for comparison, not checked.
+	opts := index.DefaultOptions()
+	override := false
+	for env, dst := range map[string]*float64{"CRUCIBLE_BM25_K1": &opts.K1, "CRUCIBLE_BM25_B": &opts.B} {
+		if v := os.Getenv(env); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s=%q: %v", env, v, err)
+			}
+			*dst, override = f, true
+		}
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(sharedDatasets, tc.name)
 			if _, err := os.Stat(dir); err != nil {
 				t.Skipf("test collection %s is absent (%v): effectiveness not checked", dir, err)
 			}
-			got := evaluateCollection(t, dir, tc.qrels, tc.textOnly, tc.measure, tc.complete, index.DefaultOptions())
-			t.Logf("%s %s = %.4f (published BM25 %.4f, difference %+.4f)", tc.name, tc.measure, got, tc.published, got-tc.published)
-			if math.Abs(got-tc.published) > 0.02 {
+			got := evaluateCollection(t, dir, tc.qrels, tc.textOnly, tc.measure, tc.complete, opts)
+			t.Logf("%s %s = %.4f with k1=%g b=%g (published BM25 %.4f, difference %+.4f)", tc.name, tc.measure, got, opts.K1, opts.B, tc.published, got-tc.published)
+			if !override && math.Abs(got-tc.published) > 0.02 {
 				t.Errorf("%s %s = %.4f, more than 0.02 from the published %.4f", tc.name, tc.measure, got, tc.published)
 			}
 		})

@@ -23,11 +23,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bleve_index_api "github.com/blevesearch/bleve_index_api"
 
@@ -36,14 +40,25 @@ import (
 	"github.com/crucible-portal/crucible/pipeline"
 )
 
-// bodyField holds a passage's searchable text: its document's title
-// followed by the passage text.
+// bodyField holds a passage's searchable terms: those of its document's
+// title followed by those of the passage text.
 const bodyField = "body"
 
-// Keys of the values kept in Bleve's internal key/value store.
+// termsAnalyzer is the analyzer of bodyField. Crucible analyses passages
+// itself (English analyzer, once, on all cores) and gives Bleve the terms
+// separated by spaces, so Bleve only splits them: the field length Bleve
+// records is exactly the number of terms BM25 normalises by.
+const termsAnalyzer = "crucible_terms"
+
+// formatVersion changes whenever what is indexed changes; an index of
+// another format must be rebuilt (crucible reindex; serve does it itself).
+const formatVersion = "2"
+
+// Keys of Bleve's internal key/value store: the total length of all
+// indexed passages (for BM25's average length) and the format version.
 var (
 	keyTotalTokens = []byte("crucible:total_tokens")
-	keyLenPrefix   = "crucible:len:"
+	keyFormat      = []byte("crucible:format")
 )
 
 // Options are the BM25 parameters.
@@ -71,14 +86,20 @@ type Index struct {
 }
 
 // newMapping builds the index mapping: one analysed field, nothing stored.
-func newMapping() *mapping.IndexMappingImpl {
+func newMapping() (*mapping.IndexMappingImpl, error) {
 	m := bleve.NewIndexMapping()
-	m.DefaultAnalyzer = en.AnalyzerName
+	if err := m.AddCustomAnalyzer(termsAnalyzer, map[string]any{
+		"type":      custom.Name,
+		"tokenizer": whitespace.Name,
+	}); err != nil {
+		return nil, err
+	}
+	m.DefaultAnalyzer = termsAnalyzer
 	// Bleve's own queries (if ever used) should also rank by BM25.
 	m.ScoringModel = bleve_index_api.BM25Scoring
 	doc := bleve.NewDocumentStaticMapping()
 	f := bleve.NewTextFieldMapping()
-	f.Analyzer = en.AnalyzerName
+	f.Analyzer = termsAnalyzer
 	f.Store = false
 	f.IncludeTermVectors = false
 	f.IncludeInAll = false
@@ -88,7 +109,7 @@ func newMapping() *mapping.IndexMappingImpl {
 	m.StoreDynamic = false
 	m.IndexDynamic = false
 	m.DocValuesDynamic = false
-	return m
+	return m, nil
 }
 
 // Open opens the index at path, creating an empty one when none exists.
@@ -99,7 +120,14 @@ func Open(path string, opts Options) (*Index, error) {
 	var idx bleve.Index
 	var err error
 	if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
-		idx, err = bleve.New(path, newMapping())
+		m, merr := newMapping()
+		if merr != nil {
+			return nil, fmt.Errorf("create index %s: %w", path, merr)
+		}
+		idx, err = bleve.New(path, m)
+		if err == nil {
+			err = idx.SetInternal(keyFormat, []byte(formatVersion))
+		}
 	} else {
 		// Only one process may hold the index: wait briefly for the lock,
 		// then say who probably has it instead of hanging.
@@ -121,6 +149,16 @@ func wrap(idx bleve.Index, path string, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("open index %s: analyzer %q missing", path, en.AnalyzerName)
 	}
 	return &Index{idx: idx, path: path, opts: opts, analyzer: a}, nil
+}
+
+// Current reports whether the index was built by this version's format;
+// an index that is not current must be rebuilt before it is searched.
+func (ix *Index) Current() (bool, error) {
+	v, err := ix.idx.GetInternal(keyFormat)
+	if err != nil {
+		return false, fmt.Errorf("index: read format: %w", err)
+	}
+	return string(v) == formatVersion, nil
 }
 
 // Close closes the index.
@@ -146,72 +184,106 @@ func (ix *Index) bodyText(title string, p pipeline.Passage) string {
 	return p.Text
 }
 
-// tokenCount is the number of terms the analyzer keeps from text: the
-// field length BM25 normalises by.
-func (ix *Index) tokenCount(text string) uint64 {
-	return uint64(len(ix.analyzer.Analyze([]byte(text))))
+// terms returns the index terms of text joined by spaces, and their count
+// (the field length BM25 normalises by).
+func (ix *Index) terms(text string) (string, uint64) {
+	ts := ix.analyzer.Analyze([]byte(text))
+	var sb strings.Builder
+	for i, t := range ts {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.Write(t.Term)
+	}
+	return sb.String(), uint64(len(ts))
 }
 
-// IndexDocuments indexes the passages of the given documents, replacing any
-// passage with the same id, and deletes the stale passage ids (passages of
-// replaced documents that no longer exist). It is atomic per call.
-func (ix *Index) IndexDocuments(ctx context.Context, docs []pipeline.IngestDocument, stale []string) error {
+// analysed is a passage after analysis.
+type analysed struct {
+	id    string
+	terms string
+	n     uint64
+}
+
+// analyseAll analyses the passages of docs on every core, in order.
+func (ix *Index) analyseAll(ctx context.Context, docs []pipeline.IngestDocument) ([]analysed, error) {
+	var out []analysed
+	var bodies []string
+	for _, d := range docs {
+		for _, p := range d.Passages {
+			out = append(out, analysed{id: p.ID()})
+			bodies = append(bodies, ix.bodyText(d.Doc.Title, p))
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(out)/64))
+	var wg sync.WaitGroup
+	next := make(chan int, len(out))
+	for i := range out {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if ctx.Err() != nil {
+					return
+				}
+				out[i].terms, out[i].n = ix.terms(bodies[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+// IndexDocuments indexes the passages of docs, replacing any passage with
+// the same id. previous are the stored versions of documents that docs
+// replace (nil for new documents): their passages beyond the new passage
+// count are deleted, and their lengths leave the collection statistics.
+// It is atomic per call.
+//
+// Only one number is kept in Bleve's internal store (the total token
+// count): scorch rewrites every internal key on each persist, so per-passage
+// keys would make ingest quadratic.
+func (ix *Index) IndexDocuments(ctx context.Context, docs []pipeline.IngestDocument, previous []pipeline.IngestDocument) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	total, err := ix.totalTokens()
 	if err != nil {
 		return err
 	}
-	b := ix.idx.NewBatch()
-	// lens tracks the lengths this batch has set, so an id indexed twice in
-	// one call is only counted once.
-	lens := map[string]uint64{}
-	oldLen := func(id string) (uint64, error) {
-		if n, ok := lens[id]; ok {
-			return n, nil
-		}
-		v, err := ix.idx.GetInternal([]byte(keyLenPrefix + id))
-		if err != nil {
-			return 0, fmt.Errorf("index: read length of %s: %w", id, err)
-		}
-		if len(v) == 0 {
-			return 0, nil
-		}
-		n, _ := binary.Uvarint(v)
-		return n, nil
+	newCount := make(map[string]int, len(docs))
+	for _, d := range docs {
+		newCount[d.Doc.ID] = len(d.Passages)
 	}
-	for _, id := range stale {
-		n, err := oldLen(id)
-		if err != nil {
-			return err
+	b := ix.idx.NewBatch()
+	old, err := ix.analyseAll(ctx, previous)
+	if err != nil {
+		return err
+	}
+	for _, a := range old {
+		total -= min(total, a.n)
+	}
+	for _, d := range previous {
+		for _, p := range d.Passages {
+			if n, ok := newCount[d.Doc.ID]; !ok || p.Ordinal >= n {
+				b.Delete(p.ID())
+			}
 		}
-		total -= n
-		lens[id] = 0
-		b.Delete(id)
-		b.DeleteInternal([]byte(keyLenPrefix + id))
+	}
+	cur, err := ix.analyseAll(ctx, docs)
+	if err != nil {
+		return err
+	}
+	for _, a := range cur {
+		total += a.n
+		if err := b.Index(a.id, map[string]any{bodyField: a.terms}); err != nil {
+			return fmt.Errorf("index passage %s: %w", a.id, err)
+		}
 	}
 	var buf [binary.MaxVarintLen64]byte
-	for _, d := range docs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for _, p := range d.Passages {
-			id := p.ID()
-			body := ix.bodyText(d.Doc.Title, p)
-			n := ix.tokenCount(body)
-			old, err := oldLen(id)
-			if err != nil {
-				return err
-			}
-			total = total - old + n
-			lens[id] = n
-			if err := b.Index(id, map[string]any{bodyField: body}); err != nil {
-				return fmt.Errorf("index passage %s: %w", id, err)
-			}
-			k := binary.PutUvarint(buf[:], n)
-			b.SetInternal([]byte(keyLenPrefix+id), append([]byte(nil), buf[:k]...))
-		}
-	}
 	k := binary.PutUvarint(buf[:], total)
 	b.SetInternal(keyTotalTokens, append([]byte(nil), buf[:k]...))
 	if err := ix.idx.Batch(b); err != nil {

@@ -126,7 +126,8 @@ func TestReplaceDeletesStalePassagesAndKeepsLengths(t *testing.T) {
 		t.Fatalf("count = %d, want 4", n)
 	}
 	// Replace a with a single passage: a#1 and a#2 are stale.
-	if err := ix.IndexDocuments(ctx, []pipeline.IngestDocument{doc("a", "", "twelve thirteen")}, []string{"a#1", "a#2"}); err != nil {
+	prev := doc("a", "", "one two three", "four five six", "seven eight nine")
+	if err := ix.IndexDocuments(ctx, []pipeline.IngestDocument{doc("a", "", "twelve thirteen")}, []pipeline.IngestDocument{prev}); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := ix.Count(); n != 2 {
@@ -137,6 +138,16 @@ func TestReplaceDeletesStalePassagesAndKeepsLengths(t *testing.T) {
 		t.Fatal(err)
 	}
 	if tot != 4 { // "twelve thirteen" + "ten eleven"
+		t.Errorf("token total = %d, want 4", tot)
+	}
+	// Deleting a document outright (previous without a new version).
+	if err := ix.IndexDocuments(ctx, nil, []pipeline.IngestDocument{doc("b", "", "ten eleven")}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := ix.Count(); n != 1 {
+		t.Errorf("count after delete = %d, want 1", n)
+	}
+	if tot, _ = ix.totalTokens(); tot != 2 {
 		t.Errorf("token total = %d, want 4", tot)
 	}
 	got, err := ix.Score(ctx, "seven", false, 0)
@@ -267,5 +278,18 @@ func TestOpenLockedIndexFailsClearly(t *testing.T) {
 	_, err = Open(path, DefaultOptions())
 	if err == nil || !strings.Contains(err.Error(), "in use by another crucible process") {
 		t.Errorf("second open: err = %v, want an in-use message", err)
+	}
+}
+
+func TestIndexFormatIsRecorded(t *testing.T) {
+	ix, _ := newTestIndex(t, DefaultOptions(), doc("a", "", "text"))
+	if ok, err := ix.Current(); err != nil || !ok {
+		t.Fatalf("a new index is not current: %v %v", ok, err)
+	}
+	if err := ix.idx.SetInternal(keyFormat, []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := ix.Current(); ok {
+		t.Error("an index of format 1 reports current")
 	}
 }

@@ -87,7 +87,7 @@ func (in *Ingester) Flush(ctx context.Context) error {
 	for _, b := range uniq {
 		in.stats.Passages += len(b.Passages)
 	}
-	if err := in.Index.IndexDocuments(ctx, uniq, res.Stale); err != nil {
+	if err := in.Index.IndexDocuments(ctx, uniq, res.Previous); err != nil {
 		return fmt.Errorf("documents were stored but indexing failed (run `crucible reindex` to rebuild the index): %w", err)
 	}
 	return nil

@@ -43,16 +43,16 @@ func (f *fakeWriter) ReplaceDocuments(_ context.Context, batch []pipeline.Ingest
 		ids = append(ids, b.Doc.ID+"="+b.Doc.Text)
 	}
 	f.batches = append(f.batches, ids)
-	return pipeline.ReplaceResult{Inserted: len(batch), Stale: []string{"old#9"}}, nil
+	return pipeline.ReplaceResult{Inserted: len(batch), Previous: []pipeline.IngestDocument{{Doc: pipeline.Document{ID: "old"}}}}, nil
 }
 
 type fakeIndex struct {
-	stale [][]string
-	fail  error
+	previous [][]pipeline.IngestDocument
+	fail     error
 }
 
-func (f *fakeIndex) IndexDocuments(_ context.Context, docs []pipeline.IngestDocument, stale []string) error {
-	f.stale = append(f.stale, stale)
+func (f *fakeIndex) IndexDocuments(_ context.Context, docs []pipeline.IngestDocument, previous []pipeline.IngestDocument) error {
+	f.previous = append(f.previous, previous)
 	return f.fail
 }
 
@@ -95,8 +95,8 @@ func TestIngesterBatchesAndLastWins(t *testing.T) {
 	if got := in.Stats(); got != (pipeline.IngestStats{Inserted: 3, Passages: 4}) {
 		t.Errorf("stats = %+v", got)
 	}
-	if len(ix.stale) != 2 || ix.stale[0][0] != "old#9" {
-		t.Errorf("stale ids not passed to the index: %v", ix.stale)
+	if len(ix.previous) != 2 || ix.previous[0][0].Doc.ID != "old" {
+		t.Errorf("replaced documents not passed to the index: %v", ix.previous)
 	}
 }
 

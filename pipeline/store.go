@@ -23,10 +23,10 @@ type IngestDocument struct {
 type ReplaceResult struct {
 	Inserted int // documents new to the collection
 	Replaced int // documents that existed and were replaced
-	// Stale lists the ids of passages that existed before and no longer do
-	// (a replaced document that now has fewer passages): the index must
-	// delete them.
-	Stale []string
+	// Previous holds the replaced documents as they were stored (title and
+	// passages; the text is not loaded), so the index can remove what no
+	// longer exists and keep its statistics exact.
+	Previous []IngestDocument
 }
 
 // DocumentWriter stores documents with their passages, replacing any stored
@@ -36,6 +36,7 @@ type DocumentWriter interface {
 }
 
 // PassageIndexer keeps the derived search index in step with the store.
+// previous are the stored versions of documents that docs replace.
 type PassageIndexer interface {
-	IndexDocuments(ctx context.Context, docs []IngestDocument, stale []string) error
+	IndexDocuments(ctx context.Context, docs []IngestDocument, previous []IngestDocument) error
 }

@@ -105,11 +105,19 @@ func (a *app) searcher() *index.Searcher {
 	return &index.Searcher{Index: a.index, Source: a.db}
 }
 
-// indexInStep reports whether the index holds exactly the stored passages.
+// indexInStep reports whether the index is of the current format and holds
+// exactly the stored passages.
 func (a *app) indexInStep(ctx context.Context) (stored, indexed int, ok bool, err error) {
 	st, err := a.db.Stats(ctx)
 	if err != nil {
 		return 0, 0, false, err
+	}
+	current, err := a.index.Current()
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if !current {
+		return st.Passages, -1, false, nil
 	}
 	n, err := a.index.Count()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,8 +45,20 @@ func cmdBench(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	fs.StringVar(&bf.work, "work", "", "scratch `folder` (default: a temporary folder, removed afterwards)")
 	fs.IntVar(&bf.k, "k", 10, "hits per search")
 	fs.IntVar(&bf.passes, "passes", 5, "times each query is run (after one warm-up pass)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this `file`")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	for _, s := range strings.Split(*scales, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -172,7 +185,6 @@ func benchIndex(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocume
 			ftsCol = fmt.Sprintf("%.2f\t%.0f\t%.2f", ftook.Seconds(), float64(n)/ftook.Seconds(), took.Seconds()/ftook.Seconds())
 		}
 		fmt.Fprintf(tw, "%dx\t%d\t%.2f\t%.0f\t%s\t%s\t\n", scale, n, took.Seconds(), float64(n)/took.Seconds(), ftsCol, peakRSS())
-		tw.Flush()
 	}
 	return tw.Flush()
 }
@@ -260,7 +272,6 @@ func benchSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocum
 			ftsCol = fmt.Sprintf("%s\t%s\t%.2f\t%.2f", ms(f50), ms(f99), float64(c50)/float64(f50), float64(c99)/float64(f99))
 		}
 		fmt.Fprintf(tw, "%dx\t%d\t%s\t%s\t%s\t%s\t\n", scale, n, ms(c50), ms(c99), ftsCol, peakRSS())
-		tw.Flush()
 	}
 	return tw.Flush()
 }

@@ -64,7 +64,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		return err
 	}
 	if !ok {
-		logger.Warn("index out of step with the store: rebuilding", "stored_passages", stored, "indexed_passages", indexed)
+		logger.Warn("index out of step with the store (or of an older format): rebuilding", "stored_passages", stored, "indexed_passages", indexed)
 		if err := a.rebuild(ctx, nil); err != nil {
 			return err
 		}

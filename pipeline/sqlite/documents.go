@@ -155,11 +155,16 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 	}
 	defer tx.Rollback()
 
-	countPassages, err := tx.PrepareContext(ctx, `SELECT COUNT(*) FROM passages WHERE doc_id = ?`)
+	oldTitle, err := tx.PrepareContext(ctx, `SELECT title FROM documents WHERE id = ?`)
 	if err != nil {
 		return res, fmt.Errorf("store documents: %w", err)
 	}
-	defer countPassages.Close()
+	defer oldTitle.Close()
+	oldPassages, err := tx.PrepareContext(ctx, `SELECT ordinal, start, "end", text FROM passages WHERE doc_id = ? ORDER BY ordinal`)
+	if err != nil {
+		return res, fmt.Errorf("store documents: %w", err)
+	}
+	defer oldPassages.Close()
 	del, err := tx.PrepareContext(ctx, `DELETE FROM documents WHERE id = ?`)
 	if err != nil {
 		return res, fmt.Errorf("store documents: %w", err)
@@ -184,21 +189,18 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 			continue
 		}
 		doc := b.Doc
-		var old int
-		if err := countPassages.QueryRowContext(ctx, doc.ID).Scan(&old); err != nil {
-			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
-		}
-		r, err := del.ExecContext(ctx, doc.ID)
+		prev, found, err := loadPrevious(ctx, oldTitle, oldPassages, doc.ID)
 		if err != nil {
 			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
 		}
-		if n, _ := r.RowsAffected(); n > 0 {
+		if found {
 			res.Replaced++
+			res.Previous = append(res.Previous, prev)
+			if _, err := del.ExecContext(ctx, doc.ID); err != nil {
+				return res, fmt.Errorf("store document %q: %w", doc.ID, err)
+			}
 		} else {
 			res.Inserted++
-		}
-		for o := len(b.Passages); o < old; o++ {
-			res.Stale = append(res.Stale, pipeline.PassageID(doc.ID, o))
 		}
 		meta := doc.Metadata
 		if meta == nil {
@@ -224,6 +226,32 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 		return res, fmt.Errorf("store documents: commit: %w", err)
 	}
 	return res, nil
+}
+
+// loadPrevious reads the stored version of a document (title and passages)
+// inside the replacing transaction.
+func loadPrevious(ctx context.Context, title, passages *sql.Stmt, id string) (pipeline.IngestDocument, bool, error) {
+	prev := pipeline.IngestDocument{Doc: pipeline.Document{ID: id}}
+	err := title.QueryRowContext(ctx, id).Scan(&prev.Doc.Title)
+	if errors.Is(err, sql.ErrNoRows) {
+		return prev, false, nil
+	}
+	if err != nil {
+		return prev, false, err
+	}
+	rows, err := passages.QueryContext(ctx, id)
+	if err != nil {
+		return prev, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p := pipeline.Passage{DocID: id}
+		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
+			return prev, false, err
+		}
+		prev.Passages = append(prev.Passages, p)
+	}
+	return prev, true, rows.Err()
 }
 
 // EachPassage calls fn for every stored passage, in document id and ordinal

@@ -59,12 +59,14 @@ func TestReplaceDocuments(t *testing.T) {
 		t.Errorf("document b = %+v", b)
 	}
 
-	// Replace a with one passage: passages 1 and 2 become stale.
+	// Replace a with one passage: the old version comes back for the index.
 	res, err = db.ReplaceDocuments(ctx, []pipeline.IngestDocument{ingestDoc("a", "A", "seven")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(pipeline.ReplaceResult{Replaced: 1, Stale: []string{"a#1", "a#2"}}, res); diff != "" {
+	old := ingestDoc("a", "A", "one", "two", "three")
+	old.Doc = pipeline.Document{ID: "a", Title: "A"}
+	if diff := cmp.Diff(pipeline.ReplaceResult{Replaced: 1, Previous: []pipeline.IngestDocument{old}}, res); diff != "" {
 		t.Errorf("replace (-want +got)\n%s", diff)
 	}
 	ps, err := db.Passages(ctx, "a")
