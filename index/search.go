@@ -194,7 +194,7 @@ func (ix *Index) score(ctx context.Context, query string, docs bool, limit int) 
 // docsResolveBudget is how many matching passages a document-level search
 // resolves at least, to count the matching documents exactly. Past it the
 // count is a lower bound.
-const docsResolveBudget = 20000
+const docsResolveBudget = 5000
 
 // scoreTerm adds one query term's BM25 contribution to acc.
 func (ix *Index) scoreTerm(ctx context.Context, r bleve_index_api.IndexReader, term string, qtf, n, avgdl float64, acc *accumulator) error {

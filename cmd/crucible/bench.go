@@ -29,6 +29,7 @@ type benchFlags struct {
 	work    string
 	k       int
 	passes  int
+	docs    bool
 }
 
 func cmdBench(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
@@ -45,6 +46,7 @@ func cmdBench(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	fs.StringVar(&bf.work, "work", "", "scratch `folder` (default: a temporary folder, removed afterwards)")
 	fs.IntVar(&bf.k, "k", 10, "hits per search")
 	fs.IntVar(&bf.passes, "passes", 5, "times each query is run (after one warm-up pass)")
+	fs.BoolVar(&bf.docs, "docs", false, "search: rank documents (MaxP) instead of passages")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this `file`")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -241,7 +243,7 @@ func benchSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocum
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d queries × %d passes, top %d passages; crucible = full search (BM25 + text + highlighted fragments), fts5 = bm25() ORDER BY rank with text\n", len(queries), bf.passes, bf.k)
+	fmt.Fprintf(stdout, "%d queries × %d passes, top %d %s; crucible = full search (BM25 + text + highlighted fragments), fts5 = bm25() ORDER BY rank with text (passages)\n", len(queries), bf.passes, bf.k, unit(bf.docs))
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scale\tpassages\tcrucible p50 ms\tcrucible p99 ms\tfts5 p50 ms\tfts5 p99 ms\tcrucible/fts5 p50\tcrucible/fts5 p99\tpeak RSS\t")
 	for _, scale := range bf.scales {
@@ -251,7 +253,7 @@ func benchSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocum
 		}
 		s := a.searcher()
 		c50, c99, err := latencies(queries, bf.passes, func(q string) error {
-			_, err := s.Search(ctx, pipeline.SearchRequest{Query: q, K: bf.k, Highlight: true})
+			_, err := s.Search(ctx, pipeline.SearchRequest{Query: q, K: bf.k, Docs: bf.docs, Highlight: true})
 			return err
 		})
 		a.Close()
