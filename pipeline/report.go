@@ -1,0 +1,273 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Request is an analyst's report request, shaped like a TREC NeuCLIR 2024
+// request: a title, background on the requester, the problem statement,
+// and a length limit in characters.
+type Request struct {
+	ID               string
+	Title            string
+	Background       string
+	ProblemStatement string
+	// Limit is the report's length limit in characters.
+	Limit int
+}
+
+// Bounds of a request's fields.
+const (
+	MaxRequestTitleChars = 500
+	MaxRequestFieldChars = 8000
+	MinReportLimit       = 100
+	MaxReportLimit       = 100000
+	MaxRequestIDBytes    = 200
+)
+
+// FieldErrors maps a request field ("title", "problem_statement", ...) to
+// what is wrong with it. It wraps ErrInvalid.
+type FieldErrors map[string]string
+
+func (fe FieldErrors) Error() string {
+	keys := make([]string, 0, len(fe))
+	for k := range fe {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + fe[k]
+	}
+	return "invalid request: " + strings.Join(parts, "; ")
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) hold.
+func (fe FieldErrors) Unwrap() error { return ErrInvalid }
+
+// Validate checks the request and returns FieldErrors naming every bad
+// field, or nil. Surrounding whitespace is the caller's to trim.
+func (r Request) Validate() error {
+	fe := FieldErrors{}
+	checkText := func(name, v string, max int, required bool) {
+		n := utf8.RuneCountInString(v)
+		switch {
+		case !utf8.ValidString(v):
+			fe[name] = "is not valid UTF-8 text"
+		case required && strings.TrimSpace(v) == "":
+			fe[name] = "is required"
+		case n > max:
+			fe[name] = fmt.Sprintf("is %d characters long; the limit is %d", n, max)
+		}
+	}
+	checkText("title", r.Title, MaxRequestTitleChars, true)
+	checkText("background", r.Background, MaxRequestFieldChars, false)
+	checkText("problem_statement", r.ProblemStatement, MaxRequestFieldChars, true)
+	switch {
+	case len(r.ID) > MaxRequestIDBytes:
+		fe["request_id"] = fmt.Sprintf("is %d bytes long; the limit is %d", len(r.ID), MaxRequestIDBytes)
+	case strings.ContainsAny(r.ID, " \t\r\n/\\"):
+		fe["request_id"] = "must not contain spaces or slashes (it names the output file)"
+	}
+	switch {
+	case r.Limit < MinReportLimit:
+		fe["limit"] = fmt.Sprintf("is %d; a report needs at least %d characters", r.Limit, MinReportLimit)
+	case r.Limit > MaxReportLimit:
+		fe["limit"] = fmt.Sprintf("is %d; the largest report is %d characters", r.Limit, MaxReportLimit)
+	}
+	if len(fe) == 0 {
+		return nil
+	}
+	return fe
+}
+
+// Query is the retrieval query of the request: its title and problem
+// statement (the background is context for the model, not for BM25).
+func (r Request) Query() string {
+	return strings.TrimSpace(r.Title + "\n" + r.ProblemStatement)
+}
+
+// Settings are the pipeline's knobs. DefaultSettings documents the
+// defaults; Validate bounds them.
+type Settings struct {
+	// Retrieve is the number of documents retrieved (N).
+	Retrieve int
+	// IdeationDocs is the number of top documents nuggets are drawn from (D).
+	IdeationDocs int
+	// NuggetsPerDoc bounds the nuggets asked of each document.
+	NuggetsPerDoc int
+	// TargetNuggets is the number of canonical nuggets paraphrase merging
+	// stops at.
+	TargetNuggets int
+	// KeepNuggets is the number of ranked nuggets kept for scanning.
+	KeepNuggets int
+	// ScanCandidates stops scanning a nugget once this many candidates at
+	// or above ConfidenceThreshold are found (early stopping).
+	ScanCandidates      int
+	ConfidenceThreshold float64
+	// SentencesPerNugget is k of the selection: sentences taken per nugget.
+	SentencesPerNugget int
+	// Verify runs the support and coverage checks (Crucible-Verified).
+	Verify bool
+	// Concurrency bounds the model calls in flight.
+	Concurrency int
+}
+
+// DefaultSettings are the defaults of DESIGN §5.
+func DefaultSettings() Settings {
+	return Settings{
+		Retrieve:            100,
+		IdeationDocs:        20,
+		NuggetsPerDoc:       5,
+		TargetNuggets:       60,
+		KeepNuggets:         20,
+		ScanCandidates:      3,
+		ConfidenceThreshold: 0.5,
+		SentencesPerNugget:  1,
+		Verify:              false,
+		Concurrency:         16,
+	}
+}
+
+// Validate returns FieldErrors for settings out of their bounds.
+func (s Settings) Validate() error {
+	fe := FieldErrors{}
+	check := func(name string, v, lo, hi int) {
+		if v < lo || v > hi {
+			fe[name] = fmt.Sprintf("is %d; it must be between %d and %d", v, lo, hi)
+		}
+	}
+	check("retrieve", s.Retrieve, 1, 1000)
+	check("ideation_docs", s.IdeationDocs, 1, 200)
+	check("nuggets_per_doc", s.NuggetsPerDoc, 1, 20)
+	check("target_nuggets", s.TargetNuggets, 1, 1000)
+	check("keep_nuggets", s.KeepNuggets, 1, 200)
+	check("scan_candidates", s.ScanCandidates, 1, 50)
+	check("sentences_per_nugget", s.SentencesPerNugget, 1, 10)
+	check("concurrency", s.Concurrency, 1, 256)
+	if s.ConfidenceThreshold < 0 || s.ConfidenceThreshold > 1 {
+		fe["confidence_threshold"] = fmt.Sprintf("is %g; it must be between 0 and 1", s.ConfidenceThreshold)
+	}
+	if s.IdeationDocs > s.Retrieve {
+		fe["ideation_docs"] = fmt.Sprintf("is %d, more than the %d documents retrieved", s.IdeationDocs, s.Retrieve)
+	}
+	if len(fe) == 0 {
+		return nil
+	}
+	return fe
+}
+
+// Nugget is a question-and-answer pair a report should cover.
+type Nugget struct {
+	ID       string
+	Question string
+	Answer   string
+	// Sources are the documents the nugget (and its paraphrases) came from.
+	Sources []string
+	// Paraphrases are the ids of the nuggets merged into this one.
+	Paraphrases []string
+	// Popularity is the paraphrase count: 1 + the nuggets merged into it.
+	Popularity int
+	// Features are the quality features by name, and QualityScore their
+	// linear combination.
+	Features     map[string]float64
+	QualityScore float64
+	// Rank is the 1-based rank after fusing quality and popularity.
+	Rank int
+}
+
+// Citation points a sentence at its evidence: a passage of a document and
+// the supporting span inside it (byte offsets into the document text).
+type Citation struct {
+	DocID   string
+	Ordinal int // passage ordinal
+	Start   int
+	End     int
+}
+
+// PassageID is the cited passage's id.
+func (c Citation) PassageID() string { return PassageID(c.DocID, c.Ordinal) }
+
+// Verdict is the outcome of a yes/no verification.
+type Verdict string
+
+// Verdicts.
+const (
+	VerdictUnchecked Verdict = ""
+	VerdictYes       Verdict = "yes"
+	VerdictNo        Verdict = "no"
+)
+
+// Candidate is one extraction: a sentence drawn from a passage for a
+// nugget, with its confidence and verification verdicts.
+type Candidate struct {
+	NuggetID string
+	Sentence string
+	// Support is the passage text the model said supports the answer.
+	Support  string
+	Citation Citation
+	// Confidence is the extraction confidence in [0, 1]: the sentence's
+	// token likelihood where the model gives log-probabilities, else the
+	// model's stated confidence.
+	Confidence float64
+	Supported  Verdict // does the cited span support the sentence?
+	Covers     Verdict // does the sentence answer the nugget?
+}
+
+// Sentence is one sentence of a report with exactly one citation.
+type Sentence struct {
+	Text       string
+	Citation   Citation
+	NuggetID   string
+	Confidence float64
+	Supported  Verdict
+	Covers     Verdict
+}
+
+// Report is the assembled report with the artefacts that produced it.
+type Report struct {
+	ID      int64
+	Request Request
+	// RunID names the configuration in exports (NeuCLIR "run_id").
+	RunID     string
+	Engine    string // "offline engine" or the model name
+	Settings  Settings
+	Sentences []Sentence
+	Nuggets   []Nugget
+	CreatedAt time.Time
+}
+
+// Length is the report's length in characters as the limit counts it:
+// the sentences joined by single spaces.
+func (r Report) Length() int {
+	n := 0
+	for i, s := range r.Sentences {
+		if i > 0 {
+			n++
+		}
+		n += utf8.RuneCountInString(s.Text)
+	}
+	return n
+}
+
+// Usage counts the model calls of a job.
+type Usage struct {
+	Calls            int
+	CacheHits        int
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Add records one response.
+func (u *Usage) Add(r ModelResponse) {
+	u.Calls++
+	if r.Cached {
+		u.CacheHits++
+	}
+	u.PromptTokens += r.PromptTokens
+	u.CompletionTokens += r.CompletionTokens
+}
