@@ -1,0 +1,119 @@
+package pipeline_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+func nug(id string, sources ...string) pipeline.Nugget {
+	return pipeline.Nugget{ID: id, Question: "q" + id, Sources: sources, Popularity: 1}
+}
+
+func TestMergeParaphrasesMostConfidentFirst(t *testing.T) {
+	ns := []pipeline.Nugget{nug("a", "d1"), nug("b", "d2"), nug("c", "d3"), nug("d", "d1"), nug("e", "d4")}
+	pairs := []pipeline.PairJudgement{
+		{A: 2, B: 3, Confidence: 0.7},
+		{A: 0, B: 1, Confidence: 0.95},
+		{A: 1, B: 4, Confidence: 0.9},
+		{A: 0, B: 2, Confidence: 0.4}, // judged different: never merged
+	}
+	// Target 3: the two most confident merges happen (a+b, then b+e joins
+	// a's group), leaving a, c, d.
+	got := pipeline.MergeParaphrases(ns, pairs, 3)
+	var ids []string
+	for _, n := range got {
+		ids = append(ids, n.ID)
+	}
+	if diff := cmp.Diff([]string{"a", "c", "d"}, ids); diff != "" {
+		t.Fatalf("canonical nuggets (-want +got)\n%s", diff)
+	}
+	if got[0].Popularity != 3 || !cmp.Equal(got[0].Sources, []string{"d1", "d2", "d4"}) || !cmp.Equal(got[0].Paraphrases, []string{"b", "e"}) {
+		t.Errorf("merged group = %+v", got[0])
+	}
+	// Without a target limit, every pair above 0.5 merges.
+	all := pipeline.MergeParaphrases(ns, pairs, 1)
+	if len(all) != 2 {
+		t.Errorf("merging every confident pair left %d nuggets, want 2", len(all))
+	}
+	// Out-of-range pairs are ignored, not a panic.
+	if n := len(pipeline.MergeParaphrases(ns, []pipeline.PairJudgement{{A: 9, B: -1, Confidence: 1}}, 1)); n != 5 {
+		t.Errorf("bad pair changed the nuggets: %d", n)
+	}
+}
+
+func TestRankNuggetsFusesQualityAndPopularity(t *testing.T) {
+	ns := []pipeline.Nugget{
+		{ID: "popular", QualityScore: 0.2, Popularity: 9},
+		{ID: "good", QualityScore: 0.9, Popularity: 1},
+		{ID: "both", QualityScore: 0.8, Popularity: 5},
+		{ID: "neither", QualityScore: 0.1, Popularity: 1},
+	}
+	got := pipeline.RankNuggets(ns, 3)
+	var ids []string
+	for _, n := range got {
+		ids = append(ids, n.ID)
+	}
+	// RRF: good = 1/61+1/63 = 0.032266 = popular (1/63+1/61), tie broken
+	// by quality rank; both = 2/62 = 0.032258 comes third; neither is cut.
+	if diff := cmp.Diff([]string{"good", "popular", "both"}, ids); diff != "" {
+		t.Errorf("ranking (-want +got)\n%s", diff)
+	}
+	for i, n := range got {
+		if n.Rank != i+1 {
+			t.Errorf("%s has rank %d, want %d", n.ID, n.Rank, i+1)
+		}
+	}
+}
+
+func TestLinearScoreAndTextFeatures(t *testing.T) {
+	f := map[string]float64{pipeline.FeatureTask: 1, pipeline.FeatureVital: 1}
+	if got := pipeline.LinearScore(f, pipeline.DefaultWeights); math.Abs(got-0.5) > 1e-9 {
+		t.Errorf("score = %v, want 0.30 + 0.20", got)
+	}
+	easy := pipeline.TextFeatures("Who won?", "Lincoln.")
+	hard := pipeline.TextFeatures("Which constitutional interpretation of congressional appropriations authority did the administration articulate regarding extraterritorial infrastructure expenditures?", "An expansive interpretation.")
+	if easy[pipeline.FeatureReadability] <= hard[pipeline.FeatureReadability] {
+		t.Errorf("readability: easy %v should exceed hard %v", easy, hard)
+	}
+	if easy[pipeline.FeatureComplexity] >= hard[pipeline.FeatureComplexity] {
+		t.Errorf("complexity: easy %v should be below hard %v", easy, hard)
+	}
+	if z := pipeline.TextFeatures("", ""); z[pipeline.FeatureReadability] != 0 {
+		t.Errorf("empty text features = %v", z)
+	}
+}
+
+func TestAssemble(t *testing.T) {
+	ns := []pipeline.Nugget{{ID: "n2", Rank: 2}, {ID: "n1", Rank: 1}, {ID: "n3", Rank: 3}}
+	cit := func(d string) pipeline.Citation { return pipeline.Citation{DocID: d, Start: 0, End: 5} }
+	cs := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "Tariffs rose in 1890.", Confidence: 0.6, Citation: cit("a")},
+		{NuggetID: "n1", Sentence: "The McKinley Tariff raised duties.", Confidence: 0.9, Citation: cit("b")},
+		{NuggetID: "n2", Sentence: "the mckinley tariff RAISED duties", Confidence: 0.8, Citation: cit("c")}, // duplicate after normalising
+		{NuggetID: "n2", Sentence: "Duties fell later.", Confidence: 0.5, Citation: cit("d"), Supported: pipeline.VerdictNo},
+		{NuggetID: "n3", Sentence: strings.Repeat("Long sentence words. ", 10), Confidence: 0.9, Citation: cit("e")}, // too long
+		{NuggetID: "n3", Sentence: "Short fact.", Confidence: 0.3, Citation: cit("f")},
+	}
+	norm := func(s string) string { return strings.ToLower(strings.Trim(s, ".")) }
+	got := pipeline.Assemble(ns, cs, 1, 60, norm)
+	var texts []string
+	for _, s := range got {
+		texts = append(texts, s.NuggetID+":"+s.Text+"@"+s.Citation.DocID)
+	}
+	want := []string{"n1:The McKinley Tariff raised duties.@b", "n3:Short fact.@f"}
+	if diff := cmp.Diff(want, texts); diff != "" {
+		t.Errorf("sentences (-want +got)\n%s", diff)
+	}
+	r := pipeline.Report{Sentences: got}
+	if r.Length() > 60 {
+		t.Errorf("report length %d over the limit", r.Length())
+	}
+	if len(pipeline.Assemble(nil, nil, 1, 100, nil)) != 0 {
+		t.Error("no nuggets should give no sentences")
+	}
+}
