@@ -177,3 +177,12 @@ func snapEnd(text string, i int) int {
 	}
 	return i
 }
+
+// SentenceKey is a sentence's comparison key for de-duplication: its index
+// terms (stop words removed, stemmed), in order, joined by spaces. Two
+// sentences that differ only in case, punctuation, stop words or
+// inflection get the same key.
+func (ix *Index) SentenceKey(s string) string {
+	terms, _ := ix.terms(s)
+	return terms
+}

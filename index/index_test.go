@@ -293,3 +293,15 @@ func TestIndexFormatIsRecorded(t *testing.T) {
 		t.Error("an index of format 1 reports current")
 	}
 }
+
+func TestSentenceKey(t *testing.T) {
+	ix, _ := newTestIndex(t, DefaultOptions())
+	a := ix.SentenceKey("The McKinley Tariff raised duties.")
+	b := ix.SentenceKey("the mckinley tariffs RAISED the duty")
+	if a != b || a == "" {
+		t.Errorf("keys differ: %q vs %q", a, b)
+	}
+	if c := ix.SentenceKey("The McKinley Tariff lowered duties."); c == a {
+		t.Errorf("different sentences share key %q", c)
+	}
+}
