@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+)
+
+// JobState is where a job is in its life.
+type JobState string
+
+// Job states. A job is queued, then running, then ends done, failed or
+// cancelled. A running job found at start-up was interrupted and goes back
+// to queued (it resumes; cached model calls make that cheap).
+const (
+	JobQueued    JobState = "queued"
+	JobRunning   JobState = "running"
+	JobDone      JobState = "done"
+	JobFailed    JobState = "failed"
+	JobCancelled JobState = "cancelled"
+)
+
+// Finished reports whether the state is final.
+func (s JobState) Finished() bool {
+	return s == JobDone || s == JobFailed || s == JobCancelled
+}
+
+// Progress is what a running job reports.
+type Progress struct {
+	Stage string
+	Done  int
+	Total int
+	Usage Usage
+}
+
+// Job is a persisted report request and its run.
+type Job struct {
+	ID       int64
+	State    JobState
+	Request  Request
+	Settings Settings
+	Engine   string
+	Progress Progress
+	// Error and ErrorStage say why and where a failed job stopped.
+	Error      string
+	ErrorStage string
+	// CancelRequested is set when a user asked to cancel a running job.
+	CancelRequested bool
+	ReportID        int64 // 0 until the report is stored
+	CreatedAt       time.Time
+	StartedAt       time.Time
+	FinishedAt      time.Time
+}
+
+// RetrievedDoc is a document of the first-stage ranking of a job.
+type RetrievedDoc struct {
+	Rank    int
+	DocID   string
+	Title   string
+	Score   float64
+	Ordinal int // best passage
+}
+
+// JobStore persists jobs and everything a job produces.
+type JobStore interface {
+	// CreateJob stores a queued job. When an unfinished job with the same
+	// request, settings and engine exists, it returns that one and
+	// existing=true instead of queueing a duplicate.
+	CreateJob(ctx context.Context, j Job) (job Job, existing bool, err error)
+	// Job returns a job, or ErrNotFound.
+	Job(ctx context.Context, id int64) (Job, error)
+	// Jobs lists the most recent jobs, newest first.
+	Jobs(ctx context.Context, limit int) ([]Job, error)
+	// ClaimJob moves the oldest queued job to running and returns it, or
+	// ErrNotFound when none is queued.
+	ClaimJob(ctx context.Context) (Job, error)
+	// SetProgress records a running job's progress.
+	SetProgress(ctx context.Context, id int64, p Progress) error
+	// FinishJob ends a job in state, with an error message for failures.
+	FinishJob(ctx context.Context, id int64, state JobState, errStage, errMsg string) error
+	// RequestCancel marks a job for cancellation; a queued job is
+	// cancelled at once. A finished job gives ErrConflict.
+	RequestCancel(ctx context.Context, id int64) (Job, error)
+	// RequeueInterrupted moves running jobs back to queued (at start-up).
+	RequeueInterrupted(ctx context.Context) (int, error)
+
+	// SaveRetrieval, SaveNuggets and SaveCandidates store a stage's
+	// artefacts, replacing what the job stored before for that stage.
+	SaveRetrieval(ctx context.Context, jobID int64, docs []RetrievedDoc) error
+	SaveNuggets(ctx context.Context, jobID int64, all []Nugget) error
+	SaveCandidates(ctx context.Context, jobID int64, cs []Candidate) error
+	// SaveReport stores the report of a job and links it to the job.
+	SaveReport(ctx context.Context, jobID int64, r Report) (int64, error)
+
+	Retrieval(ctx context.Context, jobID int64) ([]RetrievedDoc, error)
+	Nuggets(ctx context.Context, jobID int64) ([]Nugget, error)
+	Candidates(ctx context.Context, jobID int64) ([]Candidate, error)
+	// Report returns a stored report with its sentences and nuggets.
+	Report(ctx context.Context, id int64) (Report, error)
+}
