@@ -5,11 +5,11 @@ import (
 	"sync"
 )
 
-// forEach calls fn for every index in [0, n) with at most limit calls in
+// ForEach calls fn for every index in [0, n) with at most limit calls in
 // flight. The first error cancels the context the other calls see and is
 // returned once every started call has ended; calls not yet started are
 // skipped.
-func forEach(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
+func ForEach(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
 	if n == 0 {
 		return ctx.Err()
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestForEachBoundsConcurrencyAndStopsOnError(t *testing.T) {
 	var inFlight, peak, calls atomic.Int32
-	err := forEach(context.Background(), 50, 4, func(ctx context.Context, i int) error {
+	err := ForEach(context.Background(), 50, 4, func(ctx context.Context, i int) error {
 		calls.Add(1)
 		n := inFlight.Add(1)
 		for {
@@ -30,7 +30,7 @@ func TestForEachBoundsConcurrencyAndStopsOnError(t *testing.T) {
 
 	boom := errors.New("boom")
 	calls.Store(0)
-	err = forEach(context.Background(), 1000, 2, func(ctx context.Context, i int) error {
+	err = ForEach(context.Background(), 1000, 2, func(ctx context.Context, i int) error {
 		calls.Add(1)
 		switch {
 		case i < 3:
@@ -50,7 +50,7 @@ func TestForEachBoundsConcurrencyAndStopsOnError(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := forEach(ctx, 5, 2, func(context.Context, int) error { return nil }); !errors.Is(err, context.Canceled) {
+	if err := ForEach(ctx, 5, 2, func(context.Context, int) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: err = %v", err)
 	}
 }

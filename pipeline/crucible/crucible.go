@@ -1,0 +1,323 @@
+// Package crucible runs the Crucible report pipeline (Dietz et al., ECIR
+// 2026) over the domain's interfaces: retrieve, ideate nuggets, merge
+// paraphrases, rank nuggets, scan passages for supporting sentences,
+// optionally verify, and assemble a report in which every sentence cites
+// one passage span.
+//
+// Every model task goes through pipeline.Model with its prompts from
+// pipeline/prompts, so the same code runs with an OpenAI-compatible
+// endpoint and with the offline engine. Costs the paper pays in full are
+// cut here: paraphrase prompts only for lexically plausible pairs, and
+// passage scanning in order of lexical promise, stopping per nugget once
+// enough confident candidates are found.
+package crucible
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// Stage names, as shown on the job page.
+const (
+	StageRetrieve = "retrieve"
+	StageIdeate   = "ideate"
+	StageMerge    = "merge"
+	StageRank     = "rank"
+	StageScan     = "scan"
+	StageVerify   = "verify"
+	StageAssemble = "assemble"
+)
+
+// Tunables of the cheap prefilters (documented in docs/pipeline.md).
+const (
+	// pairMinJaccard is the term overlap of two nuggets below which they
+	// are not considered paraphrase candidates (unless their answers are
+	// equal).
+	pairMinJaccard = 0.25
+	// pairsPerNugget bounds the paraphrase prompts: at most this many
+	// candidate pairs per nugget, most similar first.
+	pairsPerNugget = 4
+	// maxScanPassages bounds the passages scanned for one nugget.
+	maxScanPassages = 24
+	// scanBatch is how many passages of one nugget are scanned at once.
+	scanBatch = 4
+	// verifyExtra is how many candidates beyond k per nugget are verified,
+	// so a failed check can fall back to the next candidate.
+	verifyExtra = 1
+)
+
+// Engine runs the pipeline.
+type Engine struct {
+	Searcher pipeline.Searcher
+	Store    pipeline.DocumentStore
+	Model    pipeline.Model
+	// Terms returns the stemmed content terms of a text (the index's
+	// analyzer); SentenceKey the de-duplication key of a sentence.
+	Terms       func(string) []string
+	SentenceKey func(string) string
+	// Name labels the engine in reports ("offline engine" or the model).
+	Name string
+}
+
+// Observer receives a run's progress and artefacts as they are made. Save
+// errors stop the run.
+type Observer interface {
+	Progress(p pipeline.Progress)
+	Retrieved(ctx context.Context, docs []pipeline.RetrievedDoc) error
+	Nuggets(ctx context.Context, all []pipeline.Nugget) error
+	Candidates(ctx context.Context, cs []pipeline.Candidate) error
+}
+
+// StageError says which stage a run failed in.
+type StageError struct {
+	Stage string
+	Err   error
+}
+
+func (e *StageError) Error() string { return e.Stage + ": " + e.Err.Error() }
+func (e *StageError) Unwrap() error { return e.Err }
+
+// run is the state of one report run.
+type run struct {
+	e        *Engine
+	req      pipeline.Request
+	info     prompts.RequestInfo
+	s        pipeline.Settings
+	obs      Observer
+	model    *meter
+	stage    string
+	problems []string
+	pmu      sync.Mutex
+
+	docs     map[string]pipeline.Document
+	passages map[string][]pipeline.Passage
+	dmu      sync.Mutex
+}
+
+// Generate runs the pipeline for one request.
+func (e *Engine) Generate(ctx context.Context, req pipeline.Request, s pipeline.Settings, obs Observer) (pipeline.Report, error) {
+	if err := req.Validate(); err != nil {
+		return pipeline.Report{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return pipeline.Report{}, err
+	}
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	r := &run{
+		e: e, req: req, s: s, obs: obs,
+		info: prompts.RequestInfo{ID: req.ID, Title: req.Title, Background: req.Background,
+			ProblemStatement: req.ProblemStatement, Limit: req.Limit},
+		model:    &meter{next: e.Model},
+		docs:     map[string]pipeline.Document{},
+		passages: map[string][]pipeline.Passage{},
+	}
+	rep, err := r.generate(ctx)
+	if err != nil && r.stage != "" {
+		return rep, &StageError{Stage: r.stage, Err: err}
+	}
+	return rep, err
+}
+
+func (r *run) enter(stage string, total int) {
+	r.stage = stage
+	r.obs.Progress(pipeline.Progress{Stage: stage, Total: total, Usage: r.model.usage()})
+}
+
+func (r *run) tick(done, total int) {
+	r.obs.Progress(pipeline.Progress{Stage: r.stage, Done: done, Total: total, Usage: r.model.usage()})
+}
+
+// problem records a tolerated failure (an unparsable answer...).
+func (r *run) problem(format string, args ...any) {
+	r.pmu.Lock()
+	r.problems = append(r.problems, fmt.Sprintf(format, args...))
+	r.pmu.Unlock()
+}
+
+func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
+	ret, err := r.retrieve(ctx)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	raw, err := r.ideate(ctx, ret)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	canonical, err := r.merge(ctx, raw)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	kept, err := r.rank(ctx, canonical, raw)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	cands, err := r.scan(ctx, kept, ret)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	if r.s.Verify {
+		if cands, err = r.verify(ctx, kept, cands); err != nil {
+			return pipeline.Report{}, err
+		}
+	}
+	if err := r.obs.Candidates(ctx, cands); err != nil {
+		return pipeline.Report{}, err
+	}
+	r.enter(StageAssemble, 1)
+	sentences := pipeline.Assemble(kept, cands, r.s.SentencesPerNugget, r.req.Limit, r.e.SentenceKey)
+	r.tick(1, 1)
+	return pipeline.Report{
+		Request:   r.req,
+		RunID:     RunID(r.e.Name, r.s.Verify),
+		Engine:    r.e.Name,
+		Settings:  r.s,
+		Sentences: sentences,
+		Nuggets:   kept,
+		CreatedAt: time.Now(),
+	}, nil
+}
+
+// RunID names a configuration in exports: crucible-<engine>[-verified].
+func RunID(engine string, verified bool) string {
+	var b strings.Builder
+	b.WriteString("crucible-")
+	dash := false
+	for _, c := range strings.ToLower(engine) {
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' {
+			b.WriteRune(c)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	id := strings.TrimRight(b.String(), "-")
+	if verified {
+		id += "-verified"
+	}
+	return id
+}
+
+// retrieve ranks documents for the request (MaxP over passages).
+func (r *run) retrieve(ctx context.Context) ([]pipeline.RetrievedDoc, error) {
+	r.enter(StageRetrieve, 1)
+	q := r.req.Query()
+	if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
+		q = string([]rune(q)[:pipeline.MaxQueryChars])
+	}
+	res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: r.s.Retrieve, Docs: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Hits) == 0 {
+		return nil, fmt.Errorf("no document matches the request's title and problem statement: %w", pipeline.ErrNotFound)
+	}
+	docs := make([]pipeline.RetrievedDoc, len(res.Hits))
+	for i, h := range res.Hits {
+		docs[i] = pipeline.RetrievedDoc{Rank: i + 1, DocID: h.DocID, Title: h.Title, Score: h.Score, Ordinal: h.Ordinal}
+	}
+	if err := r.obs.Retrieved(ctx, docs); err != nil {
+		return nil, err
+	}
+	r.tick(1, 1)
+	return docs, nil
+}
+
+// document loads a document once per run.
+func (r *run) document(ctx context.Context, id string) (pipeline.Document, error) {
+	r.dmu.Lock()
+	d, ok := r.docs[id]
+	r.dmu.Unlock()
+	if ok {
+		return d, nil
+	}
+	d, err := r.e.Store.Document(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	r.dmu.Lock()
+	r.docs[id] = d
+	r.dmu.Unlock()
+	return d, nil
+}
+
+// passagesOf loads a document's passages once per run.
+func (r *run) passagesOf(ctx context.Context, id string) ([]pipeline.Passage, error) {
+	r.dmu.Lock()
+	ps, ok := r.passages[id]
+	r.dmu.Unlock()
+	if ok {
+		return ps, nil
+	}
+	ps, err := r.e.Store.Passages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	r.dmu.Lock()
+	r.passages[id] = ps
+	r.dmu.Unlock()
+	return ps, nil
+}
+
+// complete asks the model and parses its answer; a parse failure is a
+// tolerated problem (ok=false), a model failure an error.
+func complete[T any](ctx context.Context, r *run, req pipeline.ModelRequest, parse func(string) (T, error)) (T, pipeline.ModelResponse, bool, error) {
+	var zero T
+	resp, err := r.model.Complete(ctx, req)
+	if err != nil {
+		return zero, resp, false, err
+	}
+	out, err := parse(resp.Text)
+	if err != nil {
+		if errors.Is(err, pipeline.ErrInvalid) {
+			r.problem("%s: %v", req.Task, err)
+			return zero, resp, false, nil
+		}
+		return zero, resp, false, err
+	}
+	return out, resp, true, nil
+}
+
+// meter counts the model calls of a run.
+type meter struct {
+	next pipeline.Model
+	mu   sync.Mutex
+	u    pipeline.Usage
+}
+
+func (m *meter) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
+	resp, err := m.next.Complete(ctx, req)
+	if err == nil {
+		m.mu.Lock()
+		m.u.Add(resp)
+		m.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (m *meter) usage() pipeline.Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.u
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Progress(pipeline.Progress)                               {}
+func (nopObserver) Retrieved(context.Context, []pipeline.RetrievedDoc) error { return nil }
+func (nopObserver) Nuggets(context.Context, []pipeline.Nugget) error         { return nil }
+func (nopObserver) Candidates(context.Context, []pipeline.Candidate) error   { return nil }
+func sortStable[T any](s []T, less func(a, b T) bool) {
+	sort.SliceStable(s, func(i, j int) bool { return less(s[i], s[j]) })
+}

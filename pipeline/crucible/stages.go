@@ -1,0 +1,454 @@
+package crucible
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// ideate summarises each of the top documents for the request and draws
+// Q&A nuggets from each summary. Nuggets come out in document rank order.
+func (r *run) ideate(ctx context.Context, ret []pipeline.RetrievedDoc) ([]pipeline.Nugget, error) {
+	n := min(r.s.IdeationDocs, len(ret))
+	r.enter(StageIdeate, n)
+	perDoc := make([][]pipeline.Nugget, n)
+	var done counter
+	err := pipeline.ForEach(ctx, n, r.s.Concurrency, func(ctx context.Context, i int) error {
+		defer func() { r.tick(done.inc(), n) }()
+		d, err := r.document(ctx, ret[i].DocID)
+		if err != nil {
+			return err
+		}
+		sum, _, ok, err := complete(ctx, r, prompts.BuildSummarize(prompts.SummarizeInput{
+			Request: r.info, DocID: d.ID, DocTitle: d.Title, DocText: d.Text,
+		}), prompts.ParseSummarize)
+		if err != nil || !ok || !sum.Relevant {
+			return err
+		}
+		out, _, ok, err := complete(ctx, r, prompts.BuildNuggets(prompts.NuggetsInput{
+			Request: r.info, DocID: d.ID, DocTitle: d.Title, Summary: sum.Summary, Max: r.s.NuggetsPerDoc,
+		}), prompts.ParseNuggets)
+		if err != nil || !ok {
+			return err
+		}
+		for j, qa := range out.Nuggets {
+			if j >= r.s.NuggetsPerDoc {
+				break
+			}
+			perDoc[i] = append(perDoc[i], pipeline.Nugget{
+				ID: fmt.Sprintf("n%d.%d", ret[i].Rank, j+1), Question: qa.Question, Answer: qa.Answer,
+				Sources: []string{d.ID}, Popularity: 1,
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var all []pipeline.Nugget
+	for _, ns := range perDoc {
+		all = append(all, ns...)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no nugget could be drawn from the top %d documents: %w", n, pipeline.ErrNotFound)
+	}
+	return all, nil
+}
+
+// termSet is a nugget's content terms.
+func (r *run) termSet(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range r.e.Terms(text) {
+		set[t] = true
+	}
+	return set
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for t := range a {
+		if b[t] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// normAnswer folds an answer for equality: letters and digits only, lower
+// case (so "1,000" equals "1000" and "U.S." equals "us").
+func normAnswer(s string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(s) {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// candidatePairs is the cheap prefilter of paraphrase merging: pairs of
+// nuggets whose question and answer terms overlap enough (or whose answers
+// are equal), at most pairsPerNugget per nugget, most similar first.
+func (r *run) candidatePairs(ns []pipeline.Nugget) []pipeline.PairJudgement {
+	sets := make([]map[string]bool, len(ns))
+	answers := make([]string, len(ns))
+	for i, n := range ns {
+		sets[i] = r.termSet(n.Question + " " + n.Answer)
+		answers[i] = normAnswer(n.Answer)
+	}
+	type scored struct {
+		a, b int
+		sim  float64
+	}
+	var all []scored
+	for i := range ns {
+		for j := i + 1; j < len(ns); j++ {
+			sim := jaccard(sets[i], sets[j])
+			if answers[i] != "" && answers[i] == answers[j] {
+				sim += 0.5
+			}
+			if sim >= pairMinJaccard {
+				all = append(all, scored{i, j, sim})
+			}
+		}
+	}
+	sortStable(all, func(x, y scored) bool { return x.sim > y.sim })
+	per := make([]int, len(ns))
+	var out []pipeline.PairJudgement
+	for _, p := range all {
+		if per[p.a] >= pairsPerNugget || per[p.b] >= pairsPerNugget {
+			continue
+		}
+		per[p.a]++
+		per[p.b]++
+		out = append(out, pipeline.PairJudgement{A: p.a, B: p.b})
+	}
+	return out
+}
+
+// yesConfidence turns a yes/no answer into P(yes): from log-probabilities
+// when the response has them, else 1 or 0.
+func yesConfidence(yes bool, resp pipeline.ModelResponse) float64 {
+	if p, ok := prompts.YesProbability(resp); ok {
+		return p
+	}
+	if yes {
+		return 1
+	}
+	return 0
+}
+
+// merge asks the model about the plausible paraphrase pairs and merges the
+// most confident first, down to the target number of nuggets.
+func (r *run) merge(ctx context.Context, ns []pipeline.Nugget) ([]pipeline.Nugget, error) {
+	pairs := r.candidatePairs(ns)
+	r.enter(StageMerge, len(pairs))
+	var done counter
+	err := pipeline.ForEach(ctx, len(pairs), r.s.Concurrency, func(ctx context.Context, i int) error {
+		defer func() { r.tick(done.inc(), len(pairs)) }()
+		a, b := ns[pairs[i].A], ns[pairs[i].B]
+		out, resp, ok, err := complete(ctx, r, prompts.BuildParaphrase(prompts.ParaphraseInput{
+			Request: r.info, A: prompts.QA{Question: a.Question, Answer: a.Answer}, B: prompts.QA{Question: b.Question, Answer: b.Answer},
+		}), prompts.ParseParaphrase)
+		if err != nil || !ok {
+			return err
+		}
+		pairs[i].Confidence = yesConfidence(out.Same, resp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.MergeParaphrases(ns, pairs, r.s.TargetNuggets), nil
+}
+
+// rank scores each canonical nugget's quality features, fuses quality with
+// popularity, keeps the top nuggets and stores every nugget (merged-away
+// paraphrases too, with popularity 0) for the nugget bank.
+func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pipeline.Nugget, error) {
+	r.enter(StageRank, len(canonical))
+	var done counter
+	err := pipeline.ForEach(ctx, len(canonical), r.s.Concurrency, func(ctx context.Context, i int) error {
+		defer func() { r.tick(done.inc(), len(canonical)) }()
+		n := &canonical[i]
+		f := pipeline.TextFeatures(n.Question, n.Answer)
+		out, _, ok, err := complete(ctx, r, prompts.BuildNuggetQuality(prompts.NuggetQualityInput{
+			Request: r.info, Nugget: prompts.QA{Question: n.Question, Answer: n.Answer},
+		}), prompts.ParseNuggetQuality)
+		if err != nil {
+			return err
+		}
+		if ok {
+			scale := float64(prompts.MaxQualityScore)
+			f[pipeline.FeatureTask] = float64(out.Task) / scale
+			f[pipeline.FeatureBackground] = float64(out.Background) / scale
+			f[pipeline.FeatureRole] = float64(out.Role) / scale
+			f[pipeline.FeatureStyle] = float64(out.Style) / scale
+			f[pipeline.FeatureScope] = float64(out.Scope) / scale
+			f[pipeline.FeatureVital] = boolf(out.Vital)
+			f[pipeline.FeatureResearchy] = boolf(out.Researchy)
+		}
+		n.Features = f
+		n.QualityScore = pipeline.LinearScore(f, pipeline.DefaultWeights)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ranked := pipeline.RankNuggets(canonical, 0)
+	kept := ranked
+	if len(kept) > r.s.KeepNuggets {
+		kept = kept[:r.s.KeepNuggets]
+	}
+	all := make([]pipeline.Nugget, 0, len(raw))
+	for i, n := range ranked {
+		if i >= r.s.KeepNuggets {
+			n.Rank = 0
+		}
+		all = append(all, n)
+	}
+	inGroup := map[string]bool{}
+	for _, n := range canonical {
+		inGroup[n.ID] = true
+	}
+	for _, n := range raw {
+		if !inGroup[n.ID] {
+			n.Popularity = 0 // merged into a canonical nugget
+			all = append(all, n)
+		}
+	}
+	if err := r.obs.Nuggets(ctx, all); err != nil {
+		return nil, err
+	}
+	return kept, nil
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// scanTarget is a passage to scan for a nugget, with its lexical promise.
+type scanTarget struct {
+	p     pipeline.Passage
+	title string
+	score float64
+	order int
+}
+
+// scanOrder lists the retrieved documents' passages that share terms with
+// the nugget, most promising first (answer terms weigh double), retrieval
+// order breaking ties, at most maxScanPassages.
+func (r *run) scanOrder(ctx context.Context, n pipeline.Nugget, ret []pipeline.RetrievedDoc, passageTerms func(pipeline.Passage) map[string]bool) ([]scanTarget, error) {
+	q := r.termSet(n.Question)
+	a := r.termSet(n.Answer)
+	var out []scanTarget
+	order := 0
+	for _, d := range ret {
+		ps, err := r.passagesOf(ctx, d.DocID)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			order++
+			terms := passageTerms(p)
+			score := 0.0
+			for t := range q {
+				if terms[t] {
+					score++
+				}
+			}
+			for t := range a {
+				if terms[t] {
+					score += 2
+				}
+			}
+			if score >= 2 {
+				out = append(out, scanTarget{p: p, title: d.Title, score: score, order: order})
+			}
+		}
+	}
+	sortStable(out, func(x, y scanTarget) bool { return x.score > y.score })
+	if len(out) > maxScanPassages {
+		out = out[:maxScanPassages]
+	}
+	return out, nil
+}
+
+// scan looks for supporting sentences for every kept nugget: passages in
+// order of promise, a few at a time, until the nugget has enough confident
+// candidates or its passages run out.
+func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.RetrievedDoc) ([]pipeline.Candidate, error) {
+	r.enter(StageScan, len(kept))
+	// Passage terms are computed once per run, on demand.
+	var tmu sync.Mutex
+	termsOf := map[string]map[string]bool{}
+	passageTerms := func(p pipeline.Passage) map[string]bool {
+		tmu.Lock()
+		t, ok := termsOf[p.ID()]
+		tmu.Unlock()
+		if ok {
+			return t
+		}
+		t = r.termSet(p.Text)
+		tmu.Lock()
+		termsOf[p.ID()] = t
+		tmu.Unlock()
+		return t
+	}
+	perNugget := make([][]pipeline.Candidate, len(kept))
+	var done counter
+	err := pipeline.ForEach(ctx, len(kept), max(1, r.s.Concurrency/scanBatch), func(ctx context.Context, i int) error {
+		defer func() { r.tick(done.inc(), len(kept)) }()
+		n := kept[i]
+		targets, err := r.scanOrder(ctx, n, ret, passageTerms)
+		if err != nil {
+			return err
+		}
+		confident := 0
+		for start := 0; start < len(targets) && confident < r.s.ScanCandidates; start += scanBatch {
+			batch := targets[start:min(start+scanBatch, len(targets))]
+			found := make([]*pipeline.Candidate, len(batch))
+			err := pipeline.ForEach(ctx, len(batch), scanBatch, func(ctx context.Context, j int) error {
+				c, err := r.extract(ctx, n, batch[j])
+				found[j] = c
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			for _, c := range found {
+				if c == nil {
+					continue
+				}
+				perNugget[i] = append(perNugget[i], *c)
+				if c.Confidence >= r.s.ConfidenceThreshold {
+					confident++
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var all []pipeline.Candidate
+	for _, cs := range perNugget {
+		all = append(all, cs...)
+	}
+	return all, nil
+}
+
+// extract asks for a supporting sentence in one passage; nil when the
+// passage has none or the support cannot be located in it.
+func (r *run) extract(ctx context.Context, n pipeline.Nugget, t scanTarget) (*pipeline.Candidate, error) {
+	out, resp, ok, err := complete(ctx, r, prompts.BuildExtract(prompts.ExtractInput{
+		Request: r.info, Nugget: prompts.QA{Question: n.Question, Answer: n.Answer},
+		DocID: t.p.DocID, DocTitle: t.title, PassageText: t.p.Text,
+	}), prompts.ParseExtract)
+	if err != nil || !ok || !out.Found {
+		return nil, err
+	}
+	start, end, located := prompts.LocateSupport(t.p.Text, out.Support)
+	if !located {
+		// A model may quote loosely; the sentence itself may be verbatim.
+		start, end, located = prompts.LocateSupport(t.p.Text, out.Sentence)
+	}
+	if !located {
+		r.problem("extract: support for nugget %s not found in passage %s", n.ID, t.p.ID())
+		return nil, nil
+	}
+	conf := out.Confidence
+	if l, ok := prompts.SentenceLikelihood(resp); ok {
+		conf = l
+	}
+	return &pipeline.Candidate{
+		NuggetID: n.ID, Sentence: out.Sentence, Support: t.p.Text[start:end],
+		Citation:   pipeline.Citation{DocID: t.p.DocID, Ordinal: t.p.Ordinal, Start: t.p.Start + start, End: t.p.Start + end},
+		Confidence: conf,
+	}, nil
+}
+
+// verify runs the support and coverage checks on the candidates that can
+// be selected (the k+verifyExtra most confident per nugget).
+func (r *run) verify(ctx context.Context, kept []pipeline.Nugget, cands []pipeline.Candidate) ([]pipeline.Candidate, error) {
+	byNugget := map[string][]int{}
+	for i, c := range cands {
+		byNugget[c.NuggetID] = append(byNugget[c.NuggetID], i)
+	}
+	nuggets := map[string]pipeline.Nugget{}
+	for _, n := range kept {
+		nuggets[n.ID] = n
+	}
+	var todo []int
+	for _, n := range kept {
+		idx := byNugget[n.ID]
+		sortStable(idx, func(a, b int) bool { return cands[a].Confidence > cands[b].Confidence })
+		todo = append(todo, idx[:min(len(idx), r.s.SentencesPerNugget+verifyExtra)]...)
+	}
+	r.enter(StageVerify, len(todo))
+	var done counter
+	err := pipeline.ForEach(ctx, len(todo), r.s.Concurrency, func(ctx context.Context, k int) error {
+		defer func() { r.tick(done.inc(), len(todo)) }()
+		c := &cands[todo[k]]
+		ps, err := r.passagesOf(ctx, c.Citation.DocID)
+		if err != nil {
+			return err
+		}
+		passage := ""
+		if c.Citation.Ordinal < len(ps) {
+			passage = ps[c.Citation.Ordinal].Text
+		}
+		sup, resp, ok, err := complete(ctx, r, prompts.BuildVerifySupport(prompts.VerifySupportInput{
+			Sentence: c.Sentence, SupportText: c.Support, PassageText: passage,
+		}), prompts.ParseVerifySupport)
+		if err != nil {
+			return err
+		}
+		if ok {
+			c.Supported = verdict(yesConfidence(sup.Yes, resp))
+		}
+		n := nuggets[c.NuggetID]
+		cov, resp, ok, err := complete(ctx, r, prompts.BuildVerifyCoverage(prompts.VerifyCoverageInput{
+			Nugget: prompts.QA{Question: n.Question, Answer: n.Answer}, Sentence: c.Sentence,
+		}), prompts.ParseVerifyCoverage)
+		if err != nil {
+			return err
+		}
+		if ok {
+			c.Covers = verdict(yesConfidence(cov.Yes, resp))
+		}
+		return nil
+	})
+	return cands, err
+}
+
+func verdict(pYes float64) pipeline.Verdict {
+	if pYes >= 0.5 {
+		return pipeline.VerdictYes
+	}
+	return pipeline.VerdictNo
+}
+
+// counter counts finished items across goroutines.
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counter) inc() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return c.n
+}
