@@ -1,0 +1,99 @@
+package export
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+func sampleReport() pipeline.Report {
+	return pipeline.Report{
+		Request: pipeline.Request{ID: "r-7", Title: "Tariffs *then* and now", Limit: 500},
+		RunID:   "crucible-offline-engine", Engine: OfflineLabel,
+		Sentences: []pipeline.Sentence{
+			{Text: "The McKinley Tariff passed in 1890.", Citation: pipeline.Citation{DocID: "d1", Ordinal: 2, Start: 10, End: 45}, NuggetID: "n1.1", Confidence: 0.9, Supported: pipeline.VerdictYes},
+			{Text: "Duties <b>rose</b> [sharply].", Citation: pipeline.Citation{DocID: "d2", Ordinal: 0, Start: 0, End: 20}, NuggetID: "n2.1", Confidence: 0.5},
+			{Text: "It was repealed in 1894.", Citation: pipeline.Citation{DocID: "d1", Ordinal: 2, Start: 50, End: 74}, NuggetID: "n3.1", Confidence: 0.7},
+		},
+	}
+}
+
+func TestNeuCLIRJSON(t *testing.T) {
+	b, err := NeuCLIRJSON(sampleReport(), []string{"sotu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The track's readers see exactly their fields.
+	var plain struct {
+		RequestID     string   `json:"request_id"`
+		RunID         string   `json:"run_id"`
+		CollectionIDs []string `json:"collection_ids"`
+		Sentences     []struct {
+			Text      string   `json:"text"`
+			Citations []string `json:"citations"`
+		} `json:"sentences"`
+	}
+	if err := json.Unmarshal(b, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if plain.RequestID != "r-7" || plain.RunID != "crucible-offline-engine" || !cmp.Equal(plain.CollectionIDs, []string{"sotu"}) {
+		t.Errorf("header = %+v", plain)
+	}
+	if len(plain.Sentences) != 3 || !cmp.Equal(plain.Sentences[1].Citations, []string{"d2"}) || plain.Sentences[1].Text != "Duties <b>rose</b> [sharply]." {
+		t.Errorf("sentences = %+v", plain.Sentences)
+	}
+	var full NeuCLIRReport
+	json.Unmarshal(b, &full)
+	m := full.Sentences[0].Crucible
+	if m == nil || m.PassageID != "d1#2" || m.Start != 10 || m.End != 45 || m.NuggetID != "n1.1" || m.Confidence != 0.9 || m.Supported != "yes" {
+		t.Errorf("provenance = %+v", m)
+	}
+	if full.Crucible == nil || !full.Crucible.Offline {
+		t.Errorf("offline label missing: %+v", full.Crucible)
+	}
+	empty, _ := NeuCLIRJSON(pipeline.Report{Request: pipeline.Request{ID: "x"}}, nil)
+	if !strings.Contains(string(empty), `"sentences": []`) || !strings.Contains(string(empty), `"collection_ids": []`) {
+		t.Errorf("an empty report must still have its lists:\n%s", empty)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	md := Markdown(sampleReport(), map[string]string{"d1": "Address of 1890", "d2": "Address <script>"})
+	for _, want := range []string{
+		"# Tariffs \\*then\\* and now",
+		"offline engine (no language model)",
+		"The McKinley Tariff passed in 1890. [1] Duties \\<b\\>rose\\</b\\> \\[sharply\\]. [2] It was repealed in 1894. [1]",
+		"1. Address of 1890 (`d1`, passage 2)",
+		"2. Address \\<script\\> (`d2`, passage 0)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "<script>") || strings.Contains(md, "<b>") {
+		t.Errorf("raw HTML in markdown:\n%s", md)
+	}
+	none := Markdown(pipeline.Report{Request: pipeline.Request{Title: "Empty", Limit: 100}, Engine: "gpt"}, nil)
+	if !strings.Contains(none, "no sentences") || strings.Contains(none, "References") {
+		t.Errorf("empty report markdown:\n%s", none)
+	}
+}
+
+func TestNumberingAndNames(t *testing.T) {
+	nums, refs := Numbering(sampleReport(), nil)
+	if !cmp.Equal(nums, []int{1, 2, 1}) || len(refs) != 2 || refs[1].DocID != "d2" {
+		t.Errorf("numbers %v refs %+v", nums, refs)
+	}
+	if got := CitedDocIDs(sampleReport()); !cmp.Equal(got, []string{"d1", "d2"}) {
+		t.Errorf("cited = %v", got)
+	}
+	for in, want := range map[string]string{"r1": "r1.json", "a/b": "a_b.json", "..": "report-2.json", "": "report-0.json"} {
+		if got := FileName(in, ".json"); got != want {
+			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
