@@ -8,7 +8,7 @@ import (
 
 func TestHash(t *testing.T) {
 	hex12 := regexp.MustCompile(`^[0-9a-f]{12}$`)
-	for _, name := range []string{"style.css", "favicon.svg"} {
+	for _, name := range []string{"style.css", "favicon.svg", "job.js"} {
 		if _, err := fs.Stat(FS, name); err != nil {
 			t.Errorf("asset %s missing: %v", name, err)
 		}

@@ -115,3 +115,58 @@ func metadataFields(m map[string]string) []metaField {
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Key < fields[j].Key })
 	return fields
 }
+
+// formatDuration shows an elapsed time to the second below an hour and to
+// the minute above: "45 s", "3 min 5 s", "2 h 7 min".
+func formatDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d.Round(time.Second) / time.Second)
+	switch {
+	case s < 60:
+		return strconv.FormatInt(s, 10) + " s"
+	case s < 3600:
+		m, rest := s/60, s%60
+		if rest == 0 {
+			return strconv.FormatInt(m, 10) + " min"
+		}
+		return strconv.FormatInt(m, 10) + " min " + strconv.FormatInt(rest, 10) + " s"
+	default:
+		m := (s + 30) / 60
+		h, rest := m/60, m%60
+		if rest == 0 {
+			return strconv.FormatInt(h, 10) + " h"
+		}
+		return strconv.FormatInt(h, 10) + " h " + strconv.FormatInt(rest, 10) + " min"
+	}
+}
+
+// formatEstimate words an estimated duration as roughly as it is known:
+// "a few seconds" below 5 seconds, then "about" the time to 5 seconds
+// below a minute, to the minute below an hour and to 5 minutes above:
+// "about 40 s", "about 3 min", "about 1 h 5 min".
+func formatEstimate(d time.Duration) string {
+	switch {
+	case d < 5*time.Second:
+		return "a few seconds"
+	case d < 58*time.Second:
+		return "about " + formatDuration(d.Round(5*time.Second))
+	case d < 59*time.Minute+30*time.Second:
+		return "about " + formatDuration(d.Round(time.Minute))
+	default:
+		return "about " + formatDuration(d.Round(5*time.Minute))
+	}
+}
+
+// formatPercent shows a share in [0, 1] as a whole percentage: "87%".
+// Values outside the range are clamped.
+func formatPercent(x float64) string {
+	if x != x || x < 0 { // NaN or negative
+		x = 0
+	}
+	if x > 1 {
+		x = 1
+	}
+	return strconv.FormatFloat(x*100, 'f', 0, 64) + "%"
+}

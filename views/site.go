@@ -16,12 +16,15 @@ import (
 // the current one.
 type NavItem string
 
-// Top-level sections. Later slices add reports, jobs and accounts here and
-// to navItems.
+// Top-level sections. Later slices add accounts here and to navItems.
 const (
 	NavNone   NavItem = ""
 	NavHome   NavItem = "home"
 	NavSearch NavItem = "search"
+	// NavNewReport is the new-report form; NavReports the job list, job
+	// pages, reports and nugget banks.
+	NavNewReport NavItem = "new-report"
+	NavReports   NavItem = "reports"
 )
 
 // navLink is one entry of the header navigation.
@@ -29,12 +32,17 @@ type navLink struct {
 	Item  NavItem
 	Label string
 	URL   string
+	// Reports marks the entries shown only when the report pages are
+	// served (Site.Reports).
+	Reports bool
 }
 
 // navItems lists the header navigation in display order.
 var navItems = []navLink{
 	{Item: NavHome, Label: "Home", URL: HomePath},
 	{Item: NavSearch, Label: "Search", URL: SearchPath},
+	{Item: NavNewReport, Label: "New report", URL: NewReportPath, Reports: true},
+	{Item: NavReports, Label: "Reports", URL: JobsPath, Reports: true},
 }
 
 // Site is what the shared layout shows on every page. The web package fills
@@ -51,12 +59,28 @@ type Site struct {
 	IconURL       string
 	// Active is the section the current page belongs to.
 	Active NavItem
+	// Reports is set when the portal serves the report pages (new report,
+	// jobs, reports): the navigation and the home page then link to them.
+	Reports bool
 }
 
 // WithActive returns a copy of s with the given section marked current.
 func (s Site) WithActive(item NavItem) Site {
 	s.Active = item
 	return s
+}
+
+// navLinks is the header navigation of the site: the report entries only
+// when the report pages are served.
+func (s Site) navLinks() []navLink {
+	out := make([]navLink, 0, len(navItems))
+	for _, l := range navItems {
+		if l.Reports && !s.Reports {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // showHeaderSearch reports whether the layout shows the compact search box in

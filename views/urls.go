@@ -14,6 +14,12 @@ const (
 	SearchPath = "/search"
 	// DocumentsPrefix precedes a document's escaped id.
 	DocumentsPrefix = "/documents/"
+	// NewReportPath shows the new-report form; the form posts to
+	// ReportsPath.
+	NewReportPath = "/reports/new"
+	ReportsPath   = "/reports"
+	// JobsPath lists recent report jobs.
+	JobsPath = "/jobs"
 )
 
 // Query parameter names shared by the links built here and the handlers
@@ -27,6 +33,9 @@ const (
 	// ParamID carries a document id whose path form a browser would
 	// rewrite (see DocumentURL).
 	ParamID = "id"
+	// ParamExisting, set to "1" on a job page, says the submitted request
+	// matched a job that was already queued or running.
+	ParamExisting = "existing"
 )
 
 // SearchURL links to the search page for query q. docs selects document
@@ -119,4 +128,45 @@ func pathSafeID(id string) bool {
 		}
 	}
 	return true
+}
+
+// JobURL links to a report job's progress page.
+func JobURL(id int64) string {
+	return JobsPath + "/" + strconv.FormatInt(id, 10)
+}
+
+// ExistingJobURL links to the page of a job a submission duplicated, with
+// the notice saying so.
+func ExistingJobURL(id int64) string {
+	return JobURL(id) + "?" + ParamExisting + "=1"
+}
+
+// JobEventsURL is the server-sent events stream of a job's progress.
+func JobEventsURL(id int64) string {
+	return JobURL(id) + "/events"
+}
+
+// JobCancelURL is where a job page's cancel form posts.
+func JobCancelURL(id int64) string {
+	return JobURL(id) + "/cancel"
+}
+
+// ReportURL links to a report.
+func ReportURL(id int64) string {
+	return ReportsPath + "/" + strconv.FormatInt(id, 10)
+}
+
+// ReportNuggetsURL links to the nugget bank of a report's job.
+func ReportNuggetsURL(id int64) string {
+	return ReportURL(id) + "/nuggets"
+}
+
+// ReferenceAnchor is the HTML id of a report's reference n.
+func ReferenceAnchor(n int) string {
+	return "ref-" + strconv.Itoa(n)
+}
+
+// NuggetAnchor is the HTML id of a nugget on the nugget bank page.
+func NuggetAnchor(id string) string {
+	return "nugget-" + id
 }

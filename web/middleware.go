@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -23,6 +24,8 @@ import (
 //     which the error handler logs; the server keeps running.
 //   - echo's Secure and extraSecurityHeaders set the security headers
 //     before the handler runs, so error pages carry them too.
+//   - rejectCrossOrigin refuses state-changing requests a browser sends
+//     from another site.
 //   - echo's BodyLimit answers 413 to bodies over maxBodyBytes.
 func middlewareChain(maxBodyBytes int64, logger *slog.Logger) []echo.MiddlewareFunc {
 	return []echo.MiddlewareFunc{
@@ -49,6 +52,7 @@ func middlewareChain(maxBodyBytes int64, logger *slog.Logger) []echo.MiddlewareF
 			// controls, and the CSP covers what it did.
 		}),
 		extraSecurityHeaders,
+		rejectCrossOrigin(),
 		// BodyLimit refuses a Content-Length over the limit at once and
 		// otherwise fails the read that crosses it with a 413
 		// echo.HTTPError, so a missing or false Content-Length does not get
@@ -171,5 +175,24 @@ func extraSecurityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Permissions-Policy", permissionsPolicy)
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		return next(c)
+	}
+}
+
+// rejectCrossOrigin refuses, with 403, a state-changing request (POST and
+// the other unsafe methods) that a browser sends from another origin, so
+// another site cannot make a visitor's browser start a report or cancel a
+// job. It uses net/http's CrossOriginProtection: Sec-Fetch-Site, else
+// Origin compared with Host. Requests carrying neither header, from
+// non-browser clients, pass.
+func rejectCrossOrigin() echo.MiddlewareFunc {
+	cop := http.NewCrossOriginProtection()
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if err := cop.Check(c.Request()); err != nil {
+				return echo.NewHTTPError(http.StatusForbidden,
+					"This form was sent from another site, so it was refused.").SetInternal(err)
+			}
+			return next(c)
+		}
 	}
 }

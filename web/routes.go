@@ -1,9 +1,12 @@
 package web
 
 import (
+	"net/http"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/crucible-portal/crucible/handlers"
+	"github.com/crucible-portal/crucible/views"
 )
 
 // staticPrefix is where the embedded assets are served.
@@ -16,11 +19,15 @@ type routeHandlers struct {
 	documents *handlers.Documents
 	health    *handlers.Health
 	static    echo.HandlerFunc
+	// reports and jobs are nil when the report pages are not served.
+	reports *handlers.Reports
+	jobs    *handlers.Jobs
 }
 
 // registerRoutes mounts every URL the portal answers. The paths match the
 // links views builds (views.HomePath, views.SearchPath,
-// views.DocumentsPrefix).
+// views.DocumentsPrefix, views.NewReportPath, views.JobURL...). Every route
+// that changes state is a POST.
 func registerRoutes(e *echo.Echo, h routeHandlers) {
 	e.GET("/", h.home.Show)
 	e.GET("/search", h.search.Show)
@@ -32,4 +39,20 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 	e.HEAD("/healthz", h.health.Check)
 	e.GET(staticPrefix+"*", h.static)
 	e.HEAD(staticPrefix+"*", h.static)
+
+	if h.reports != nil && h.jobs != nil {
+		// "/reports/new" is a static route, so it wins over "/reports/:id".
+		e.GET(views.NewReportPath, h.reports.New)
+		e.POST(views.ReportsPath, h.reports.Create)
+		// The report list is the job list: every report belongs to a job.
+		e.GET(views.ReportsPath, func(c echo.Context) error {
+			return c.Redirect(http.StatusFound, views.JobsPath)
+		})
+		e.GET(views.ReportsPath+"/:id", h.reports.Show)
+		e.GET(views.ReportsPath+"/:id/nuggets", h.reports.Nuggets)
+		e.GET(views.JobsPath, h.jobs.List)
+		e.GET(views.JobsPath+"/:id", h.jobs.Show)
+		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel)
+		e.GET(views.JobsPath+"/:id/events", h.jobs.Events)
+	}
 }

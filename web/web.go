@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -25,6 +26,19 @@ type Config struct {
 	// MaxBodyBytes is the largest request body accepted; larger bodies get
 	// 413. Zero or negative means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// JobPollInterval is how often a job's event stream reads the job.
+	// Zero means handlers.DefaultPollInterval (500 ms).
+	JobPollInterval time.Duration
+	// EventStreamLimit bounds how long one event stream stays open (the
+	// browser then reconnects). Zero means handlers.DefaultStreamLimit.
+	EventStreamLimit time.Duration
+	// Stop, when closed, ends the open event streams, so a graceful
+	// shutdown does not wait for them: pass the serving context's Done
+	// channel. Optional.
+	Stop <-chan struct{}
+	// Now is the clock job pages measure elapsed time with. Nil means
+	// time.Now; tests fix it.
+	Now func() time.Time
 }
 
 // Deps are the services the portal's pages use.
@@ -43,6 +57,18 @@ type Deps struct {
 	// Engine labels the answering engine in the footer, for example
 	// "offline engine". Optional.
 	Engine string
+
+	// Jobs reads report jobs, their artefacts and reports, and Reports
+	// lists the engines and queues and cancels report jobs. Optional: the
+	// report pages (new report, job list and pages, reports, nugget banks)
+	// are served only when both are set.
+	Jobs    pipeline.JobStore
+	Reports pipeline.ReportService
+	// ReportJobs finds the job that made a report, for the report page's
+	// links to its job and nugget bank. Optional: when nil, Jobs is used
+	// if it implements handlers.ReportJobFinder; failing that, report
+	// pages do not link to their job and nugget banks are not found.
+	ReportJobs handlers.ReportJobFinder
 }
 
 // New builds the portal's HTTP handler. It returns an error naming the
@@ -69,11 +95,13 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if version == "" {
 		version = "dev"
 	}
+	reportsEnabled := deps.Jobs != nil && deps.Reports != nil
 	site := views.Site{
 		Version:       version,
 		Engine:        deps.Engine,
 		StylesheetURL: assetURL("style.css"),
 		IconURL:       assetURL("favicon.svg"),
+		Reports:       reportsEnabled,
 	}
 
 	e := echo.New()
@@ -83,13 +111,37 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 
 	e.Use(middlewareChain(cfg.MaxBodyBytes, logger)...)
 
-	registerRoutes(e, routeHandlers{
+	rh := routeHandlers{
 		home:      &handlers.Home{Site: site, Stats: deps.Store},
 		search:    &handlers.Search{Site: site, Searcher: deps.Searcher},
 		documents: &handlers.Documents{Site: site, Store: deps.Store, Marker: deps.Marker},
 		health:    &handlers.Health{Stats: deps.Store, Logger: logger},
 		static:    staticHandler(),
-	})
+	}
+	if reportsEnabled {
+		finder := deps.ReportJobs
+		if finder == nil {
+			finder, _ = deps.Jobs.(handlers.ReportJobFinder)
+		}
+		rh.reports = &handlers.Reports{
+			Site:      site,
+			Service:   deps.Reports,
+			Store:     deps.Jobs,
+			Documents: deps.Store,
+			Jobs:      finder,
+		}
+		rh.jobs = &handlers.Jobs{
+			Site:         site,
+			Store:        deps.Jobs,
+			Control:      deps.Reports,
+			ScriptURL:    assetURL("job.js"),
+			PollInterval: cfg.JobPollInterval,
+			StreamLimit:  cfg.EventStreamLimit,
+			Stop:         cfg.Stop,
+			Now:          cfg.Now,
+		}
+	}
+	registerRoutes(e, rh)
 	return e, nil
 }
 

@@ -263,3 +263,18 @@ func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 	}
 	return r, nil
 }
+
+// ReportJob returns the id of the job that produced a report, or an error
+// wrapping pipeline.ErrNotFound when there is no such report or it has no
+// job.
+func (d *DB) ReportJob(ctx context.Context, reportID int64) (int64, error) {
+	var job sql.NullInt64
+	err := d.db.QueryRowContext(ctx, `SELECT job_id FROM reports WHERE id = ?`, reportID).Scan(&job)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !job.Valid) {
+		return 0, fmt.Errorf("job of report %d: %w", reportID, errNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("job of report %d: %w", reportID, err)
+	}
+	return job.Int64, nil
+}

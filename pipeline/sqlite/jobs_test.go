@@ -164,6 +164,12 @@ func TestArtefactsAndReport(t *testing.T) {
 	if len(got.Nuggets) != 1 || got.Nuggets[0].ID != "n1" || got.Request.Title != "Tariffs" || got.CreatedAt.IsZero() {
 		t.Errorf("report = %+v", got)
 	}
+	if got, err := db.ReportJob(ctx, id); err != nil || got != j.ID {
+		t.Errorf("ReportJob = %d, %v; want %d", got, err, j.ID)
+	}
+	if _, err := db.ReportJob(ctx, id+100); !errors.Is(err, pipeline.ErrNotFound) {
+		t.Errorf("ReportJob of a missing report: err = %v", err)
+	}
 	job, _ := db.Job(ctx, j.ID)
 	if job.ReportID != id {
 		t.Errorf("job report id = %d, want %d", job.ReportID, id)

@@ -1,0 +1,236 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/views"
+)
+
+// JobReader reads report jobs.
+type JobReader interface {
+	// Job returns a job, or an error wrapping pipeline.ErrNotFound.
+	Job(ctx context.Context, id int64) (pipeline.Job, error)
+	// Jobs lists the most recent jobs, newest first.
+	Jobs(ctx context.Context, limit int) ([]pipeline.Job, error)
+}
+
+// JobControl names engines and cancels report jobs.
+type JobControl interface {
+	EngineLister
+	// Cancel stops a queued or running job; a finished job gives an error
+	// wrapping pipeline.ErrConflict, an unknown one pipeline.ErrNotFound.
+	Cancel(ctx context.Context, id int64) (pipeline.Job, error)
+}
+
+// Defaults of the Jobs handler's tunables.
+const (
+	// JobListLimit is how many jobs the job list shows.
+	JobListLimit = 50
+	// DefaultPollInterval is how often an event stream reads its job.
+	DefaultPollInterval = 500 * time.Millisecond
+	// DefaultStreamLimit is how long one event stream lasts at most; the
+	// browser's EventSource then reconnects by itself.
+	DefaultStreamLimit = 10 * time.Minute
+)
+
+// Jobs serves the job list, job pages, cancellation and the job event
+// streams. Its zero tunables take the defaults above.
+type Jobs struct {
+	Site    views.Site
+	Store   JobReader
+	Control JobControl
+	// ScriptURL is the URL of job.js, which keeps job pages live.
+	ScriptURL string
+	// PollInterval is how often an event stream reads its job.
+	PollInterval time.Duration
+	// StreamLimit bounds how long one event stream lasts.
+	StreamLimit time.Duration
+	// Stop, when closed, ends every event stream (at shutdown, so the
+	// server need not wait for them). Optional.
+	Stop <-chan struct{}
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	clock stageClock
+}
+
+// List renders the most recent jobs.
+func (h *Jobs) List(c echo.Context) error {
+	jobs, err := h.Store.Jobs(c.Request().Context(), JobListLimit)
+	if err != nil {
+		return fmt.Errorf("list jobs: %w", err)
+	}
+	engines := h.Control.Engines()
+	now := h.now()
+	rows := make([]views.JobRow, 0, len(jobs))
+	for _, j := range jobs {
+		rows = append(rows, views.JobRow{
+			Job:    j,
+			Status: views.NewJobStatus(j, now, views.StageEstimate{}),
+			Engine: views.EngineLabelFor(engines, j.Engine),
+		})
+	}
+	return Render(c, http.StatusOK, views.Jobs(views.JobsPage{
+		Site:  h.Site.WithActive(views.NavReports),
+		Jobs:  rows,
+		Limit: JobListLimit,
+	}))
+}
+
+// Show renders the progress page of the job whose id is in the path. The
+// "existing" parameter adds the notice that the user's submission matched
+// this job.
+func (h *Jobs) Show(c echo.Context) error {
+	j, err := h.loadJob(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	vm := h.page(j)
+	vm.Existing = parseFlag(c.QueryParam(views.ParamExisting)) && !j.State.Finished()
+	return Render(c, http.StatusOK, views.Job(vm))
+}
+
+// Cancel stops the job whose id is in the path and answers 303 See Other
+// back to its page. A job that has already finished cannot be cancelled:
+// its page is shown with 409 Conflict and a notice saying so.
+func (h *Jobs) Cancel(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := parseID(c.Param("id"), "job")
+	if err != nil {
+		return err
+	}
+	_, err = h.Control.Cancel(ctx, id)
+	switch {
+	case errors.Is(err, pipeline.ErrNotFound):
+		return fmt.Errorf("no job has the id %d: %w", id, pipeline.ErrNotFound)
+	case errors.Is(err, pipeline.ErrConflict):
+		j, lerr := h.Store.Job(ctx, id)
+		if lerr != nil {
+			return fmt.Errorf("cancel job %d: %w (then loading it: %w)", id, err, lerr)
+		}
+		vm := h.page(j)
+		vm.Notice = "This job has already finished, so it can no longer be cancelled."
+		return Render(c, http.StatusConflict, views.Job(vm))
+	case err != nil:
+		return fmt.Errorf("cancel job %d: %w", id, err)
+	}
+	return c.Redirect(http.StatusSeeOther, views.JobURL(id))
+}
+
+// loadJob reads the job whose id is raw.
+func (h *Jobs) loadJob(ctx context.Context, raw string) (pipeline.Job, error) {
+	id, err := parseID(raw, "job")
+	if err != nil {
+		return pipeline.Job{}, err
+	}
+	j, err := h.Store.Job(ctx, id)
+	if errors.Is(err, pipeline.ErrNotFound) {
+		return pipeline.Job{}, fmt.Errorf("no job has the id %d: %w", id, pipeline.ErrNotFound)
+	}
+	if err != nil {
+		return pipeline.Job{}, fmt.Errorf("load job %d: %w", id, err)
+	}
+	return j, nil
+}
+
+// page is the view model of a job's page.
+func (h *Jobs) page(j pipeline.Job) views.JobPage {
+	return views.JobPage{
+		Site:      h.Site.WithActive(views.NavReports),
+		Job:       j,
+		Status:    h.status(j),
+		Engine:    views.EngineLabelFor(h.Control.Engines(), j.Engine),
+		ScriptURL: h.ScriptURL,
+	}
+}
+
+// status describes a job now, with its stage's remaining time estimated.
+func (h *Jobs) status(j pipeline.Job) views.JobStatus {
+	now := h.now()
+	return views.NewJobStatus(j, now, h.clock.observe(j, now))
+}
+
+func (h *Jobs) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// stageClock estimates the time left in running jobs' current stages.
+//
+// A job reports only its current stage's items done and total, not when
+// the stage began, so the clock watches: the first time it sees a job in a
+// stage it notes the time and the items done, and from then on estimates
+//
+//	remaining = (now − noted time) / (done − noted done) × (total − done)
+//
+// that is, the stage's average time per item since it was first seen,
+// times the items left. When the stage was first seen at its start this is
+// the elapsed-in-stage / done × (total − done) estimate. There is no
+// estimate until an item has been done since the stage was first seen.
+// Observations come from job pages and event streams; a job that is
+// neither watched nor running is forgotten.
+type stageClock struct {
+	mu   sync.Mutex
+	seen map[int64]stageMark
+}
+
+// stageMark is when a job was first seen in its current stage.
+type stageMark struct {
+	stage string
+	total int
+	since time.Time
+	done  int
+	// last is the most recent observation, for forgetting idle jobs.
+	last time.Time
+}
+
+// stageMarkTTL is how long the clock remembers a job nobody looks at.
+const stageMarkTTL = 30 * time.Minute
+
+// observe records the job's progress at now and returns the estimate.
+func (c *stageClock) observe(j pipeline.Job, now time.Time) views.StageEstimate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if j.State != pipeline.JobRunning {
+		delete(c.seen, j.ID)
+		return views.StageEstimate{}
+	}
+	if c.seen == nil {
+		c.seen = map[int64]stageMark{}
+	}
+	p := j.Progress
+	m, ok := c.seen[j.ID]
+	if !ok || m.stage != p.Stage || m.total != p.Total || p.Done < m.done || now.Before(m.since) {
+		m = stageMark{stage: p.Stage, total: p.Total, since: now, done: p.Done}
+	}
+	m.last = now
+	c.seen[j.ID] = m
+	c.forget(now)
+
+	progressed := p.Done - m.done
+	left := p.Total - p.Done
+	if progressed <= 0 || left < 0 {
+		return views.StageEstimate{}
+	}
+	perItem := now.Sub(m.since) / time.Duration(progressed)
+	return views.StageEstimate{Remaining: perItem * time.Duration(left), Known: true}
+}
+
+// forget drops the jobs not observed for stageMarkTTL. The caller holds mu.
+func (c *stageClock) forget(now time.Time) {
+	for id, m := range c.seen {
+		if now.Sub(m.last) > stageMarkTTL {
+			delete(c.seen, id)
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/views"
+)
+
+// Show renders the report whose id is in the path: its sentences with
+// numbered citations and, for each, the provenance a reader can open. An
+// unknown id is a 404.
+func (h *Reports) Show(c echo.Context) error {
+	ctx := c.Request().Context()
+	rep, err := h.loadReport(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	jobID, err := h.jobOf(ctx, rep.ID)
+	if err != nil {
+		return err
+	}
+	sources, err := h.loadSources(ctx, rep.Sentences)
+	if err != nil {
+		return err
+	}
+	vm := buildReportPage(rep, sources)
+	vm.Site = h.Site.WithActive(views.NavReports)
+	vm.Engine = views.EngineLabelFor(h.Service.Engines(), rep.Engine)
+	vm.JobID = jobID
+	return Render(c, http.StatusOK, views.Report(vm))
+}
+
+// loadReport reads the report whose id is raw.
+func (h *Reports) loadReport(ctx context.Context, raw string) (pipeline.Report, error) {
+	id, err := parseID(raw, "report")
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	rep, err := h.Store.Report(ctx, id)
+	if errors.Is(err, pipeline.ErrNotFound) {
+		return pipeline.Report{}, fmt.Errorf("no report has the id %d: %w", id, pipeline.ErrNotFound)
+	}
+	if err != nil {
+		return pipeline.Report{}, fmt.Errorf("load report %d: %w", id, err)
+	}
+	rep.ID = id
+	return rep, nil
+}
+
+// jobOf returns the id of the job that made the report, or 0 when it is
+// not known: no finder is configured, or the job is no longer stored.
+func (h *Reports) jobOf(ctx context.Context, reportID int64) (int64, error) {
+	if h.Jobs == nil {
+		return 0, nil
+	}
+	id, err := h.Jobs.ReportJob(ctx, reportID)
+	if errors.Is(err, pipeline.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("find the job of report %d: %w", reportID, err)
+	}
+	return id, nil
+}
+
+// citedDocument is what the collection still holds of a cited document.
+type citedDocument struct {
+	Title string
+	// Missing is set when the document is no longer stored.
+	Missing  bool
+	Passages map[int]pipeline.Passage
+}
+
+// loadSources reads each document the sentences cite, once.
+func (h *Reports) loadSources(ctx context.Context, sentences []pipeline.Sentence) (map[string]citedDocument, error) {
+	out := map[string]citedDocument{}
+	for _, s := range sentences {
+		id := s.Citation.DocID
+		if _, done := out[id]; done {
+			continue
+		}
+		doc, err := h.Documents.Document(ctx, id)
+		if errors.Is(err, pipeline.ErrNotFound) {
+			out[id] = citedDocument{Missing: true}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load cited document %q: %w", id, err)
+		}
+		passages, err := h.Documents.Passages(ctx, id)
+		if err != nil && !errors.Is(err, pipeline.ErrNotFound) {
+			return nil, fmt.Errorf("load passages of cited document %q: %w", id, err)
+		}
+		cd := citedDocument{Title: doc.Title, Passages: make(map[int]pipeline.Passage, len(passages))}
+		for _, p := range passages {
+			cd.Passages[p.Ordinal] = p
+		}
+		out[id] = cd
+	}
+	return out, nil
+}
+
+// passageKey identifies a cited passage.
+type passageKey struct {
+	DocID   string
+	Ordinal int
+}
+
+// buildReportPage numbers the report's citations, one number per distinct
+// cited passage in order of first use, and gathers each sentence's
+// provenance: its nugget (from the report's nuggets), its source and the
+// cited passage with the supporting span marked.
+func buildReportPage(rep pipeline.Report, sources map[string]citedDocument) views.ReportPage {
+	nuggets := make(map[string]*pipeline.Nugget, len(rep.Nuggets))
+	for i := range rep.Nuggets {
+		nuggets[rep.Nuggets[i].ID] = &rep.Nuggets[i]
+	}
+	vm := views.ReportPage{Report: rep}
+	numbers := map[passageKey]int{}
+	for _, s := range rep.Sentences {
+		key := passageKey{DocID: s.Citation.DocID, Ordinal: s.Citation.Ordinal}
+		doc := sources[key.DocID]
+		src := views.CitedSource{
+			DocID:           key.DocID,
+			Title:           doc.Title,
+			Ordinal:         key.Ordinal,
+			DocumentMissing: doc.Missing,
+		}
+		passage, stored := doc.Passages[key.Ordinal]
+		src.PassageMissing = !doc.Missing && !stored
+		n, seen := numbers[key]
+		if !seen {
+			n = len(numbers) + 1
+			numbers[key] = n
+			vm.References = append(vm.References, views.Reference{Number: n, Source: src})
+		}
+		rs := views.ReportSentence{Sentence: s, Ref: n, Nugget: nuggets[s.NuggetID], Source: src}
+		if stored {
+			rs.Passage, rs.SpanShown = citedParts(passage, s.Citation)
+		}
+		vm.Sentences = append(vm.Sentences, rs)
+	}
+	return vm
+}
+
+// citedParts splits a passage's text around the span a citation marks.
+// The citation's offsets are into the document, so the passage's start is
+// subtracted; the span is clamped to the passage and widened to whole
+// characters should an offset fall inside one, so the parts are always
+// valid text. shown is false when no part of the span lies in the
+// passage; the text is then one unmarked part.
+func citedParts(p pipeline.Passage, c pipeline.Citation) (parts []views.Part, shown bool) {
+	text := p.Text
+	start := min(max(c.Start-p.Start, 0), len(text))
+	end := min(max(c.End-p.Start, 0), len(text))
+	if start >= end {
+		if text == "" {
+			return nil, false
+		}
+		return []views.Part{{Text: text}}, false
+	}
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	if start > 0 {
+		parts = append(parts, views.Part{Text: text[:start]})
+	}
+	parts = append(parts, views.Part{Text: text[start:end], Cite: true})
+	if end < len(text) {
+		parts = append(parts, views.Part{Text: text[end:]})
+	}
+	return parts, true
+}
+
+// Nuggets renders the nugget bank of the report whose id is in the path:
+// the nuggets of the job that made it. A report whose job is not known is
+// a 404.
+func (h *Reports) Nuggets(c echo.Context) error {
+	ctx := c.Request().Context()
+	rep, err := h.loadReport(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	jobID, err := h.jobOf(ctx, rep.ID)
+	if err != nil {
+		return err
+	}
+	if jobID == 0 {
+		return fmt.Errorf("the job that made report %d is no longer stored, so its nuggets are not available: %w",
+			rep.ID, pipeline.ErrNotFound)
+	}
+	all, err := h.Store.Nuggets(ctx, jobID)
+	if err != nil {
+		return fmt.Errorf("load nuggets of job %d: %w", jobID, err)
+	}
+	candidates, err := h.Store.Candidates(ctx, jobID)
+	if err != nil {
+		return fmt.Errorf("load candidates of job %d: %w", jobID, err)
+	}
+	retrieved, err := h.Store.Retrieval(ctx, jobID)
+	if err != nil {
+		return fmt.Errorf("load retrieval of job %d: %w", jobID, err)
+	}
+	vm := buildNuggetBank(rep, all, candidates, retrieved)
+	vm.Site = h.Site.WithActive(views.NavReports)
+	vm.JobID = jobID
+	return Render(c, http.StatusOK, views.NuggetBank(vm))
+}
+
+// buildNuggetBank sorts a job's nuggets for the bank: kept nuggets
+// (Rank > 0) in rank order, distinct nuggets below the cut (Rank 0,
+// Popularity > 0) in stored order, which is ranking order, and each
+// distinct nugget's paraphrase group: the merged-away nuggets (Popularity
+// 0) its Paraphrases name. It counts each nugget's candidates and the
+// report's sentences that answer it.
+func buildNuggetBank(rep pipeline.Report, all []pipeline.Nugget, candidates []pipeline.Candidate, retrieved []pipeline.RetrievedDoc) views.NuggetBankPage {
+	byID := make(map[string]pipeline.Nugget, len(all))
+	for _, n := range all {
+		byID[n.ID] = n
+	}
+	candidateCount := map[string]int{}
+	for _, c := range candidates {
+		candidateCount[c.NuggetID]++
+	}
+	sentenceCount := map[string]int{}
+	for _, s := range rep.Sentences {
+		sentenceCount[s.NuggetID]++
+	}
+	vm := views.NuggetBankPage{Report: rep, Drafted: len(all), DocTitles: map[string]string{}}
+	for _, d := range retrieved {
+		if d.Title != "" {
+			vm.DocTitles[d.DocID] = d.Title
+		}
+	}
+	grouped := map[string]bool{}
+	view := func(n pipeline.Nugget) views.NuggetView {
+		nv := views.NuggetView{Nugget: n, Candidates: candidateCount[n.ID], Sentences: sentenceCount[n.ID]}
+		for _, id := range n.Paraphrases {
+			p, found := byID[id]
+			nv.Group = append(nv.Group, views.Paraphrase{ID: id, Nugget: p, Found: found})
+			grouped[id] = true
+		}
+		return nv
+	}
+	for _, n := range all {
+		switch {
+		case n.Rank > 0:
+			vm.Kept = append(vm.Kept, view(n))
+		case n.Popularity > 0:
+			vm.BelowCut = append(vm.BelowCut, view(n))
+		}
+	}
+	sort.SliceStable(vm.Kept, func(i, j int) bool { return vm.Kept[i].Rank < vm.Kept[j].Rank })
+	for _, n := range vm.Kept {
+		if n.Sentences == 0 {
+			vm.Unused = append(vm.Unused, n)
+		}
+	}
+	for _, n := range all {
+		if n.Rank == 0 && n.Popularity == 0 && !grouped[n.ID] {
+			vm.Ungrouped = append(vm.Ungrouped, n)
+		}
+	}
+	return vm
+}

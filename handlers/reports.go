@@ -1,0 +1,289 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/views"
+)
+
+// EngineLister lists the engines reports can be made with.
+type EngineLister interface {
+	// Engines lists the available engines, the default first.
+	Engines() []pipeline.EngineInfo
+}
+
+// ReportSubmitter queues report jobs.
+type ReportSubmitter interface {
+	EngineLister
+	// Submit validates and queues a report job; existing is true when an
+	// unfinished job with the same request, settings and engine was
+	// returned instead. Bad input gives pipeline.FieldErrors.
+	Submit(ctx context.Context, req pipeline.Request, s pipeline.Settings, engine string) (job pipeline.Job, existing bool, err error)
+}
+
+// ReportReader reads reports and the artefacts of the jobs that made them.
+type ReportReader interface {
+	// Report returns a report with its sentences and kept nuggets, or an
+	// error wrapping pipeline.ErrNotFound.
+	Report(ctx context.Context, id int64) (pipeline.Report, error)
+	// Nuggets returns every nugget a job stored: kept ones (Rank > 0),
+	// those ranked below the cut (Rank 0) and merged-away paraphrases
+	// (Popularity 0).
+	Nuggets(ctx context.Context, jobID int64) ([]pipeline.Nugget, error)
+	// Candidates returns a job's candidate sentences.
+	Candidates(ctx context.Context, jobID int64) ([]pipeline.Candidate, error)
+	// Retrieval returns a job's first-stage ranking.
+	Retrieval(ctx context.Context, jobID int64) ([]pipeline.RetrievedDoc, error)
+}
+
+// ReportJobFinder finds the job that made a report. pipeline.Report does
+// not carry its job's id; the store links them.
+type ReportJobFinder interface {
+	// ReportJob returns the id of the job that produced the report, or an
+	// error wrapping pipeline.ErrNotFound when no report has the id or its
+	// job is no longer stored.
+	ReportJob(ctx context.Context, reportID int64) (int64, error)
+}
+
+// Reports serves the new-report form, reports and their nugget banks.
+type Reports struct {
+	Site      views.Site
+	Service   ReportSubmitter
+	Store     ReportReader
+	Documents DocumentReader
+	// Jobs links reports to their jobs. Optional: without it a report
+	// page links to neither its job nor its nugget bank, and the nugget
+	// bank is not found.
+	Jobs ReportJobFinder
+}
+
+// New renders the empty new-report form with the default settings.
+func (h *Reports) New(c echo.Context) error {
+	site := h.Site.WithActive(views.NavNewReport)
+	return Render(c, http.StatusOK, views.NewReport(views.DefaultReportForm(site, h.Service.Engines())))
+}
+
+// Create reads the new-report form and queues the report job.
+//
+// It answers 303 See Other to the job's page on success, with the
+// "existing" flag when the request was already queued or running. Fields
+// that do not parse and fields the domain rejects (pipeline.FieldErrors)
+// re-render the form with 422 Unprocessable Entity, a message next to each
+// field and what the user typed kept.
+func (h *Reports) Create(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return err // the body limit's 413
+		}
+		return pipeline.Invalidf("the form could not be read: %v", err)
+	}
+	engines := h.Service.Engines()
+	sub := parseReportForm(form, engines)
+	vm := views.ReportForm{
+		Site:    h.Site.WithActive(views.NavNewReport),
+		Values:  sub.Values,
+		Verify:  sub.Settings.Verify,
+		Engine:  sub.Engine,
+		Engines: engines,
+	}
+	if len(sub.Errors) > 0 {
+		vm.Errors = sub.withDomainErrors()
+		return Render(c, http.StatusUnprocessableEntity, views.NewReport(vm))
+	}
+
+	job, existing, err := h.Service.Submit(c.Request().Context(), sub.Request, sub.Settings, sub.Engine)
+	var fe pipeline.FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		vm.Errors = map[string]string(fe)
+		return Render(c, http.StatusUnprocessableEntity, views.NewReport(vm))
+	case errors.Is(err, pipeline.ErrInvalid):
+		vm.Problem = sentence(err.Error())
+		return Render(c, http.StatusUnprocessableEntity, views.NewReport(vm))
+	case err != nil:
+		return fmt.Errorf("submit report request %q: %w", sub.Request.Title, err)
+	}
+	target := views.JobURL(job.ID)
+	if existing {
+		target = views.ExistingJobURL(job.ID)
+	}
+	return c.Redirect(http.StatusSeeOther, target)
+}
+
+// reportSubmission is a new-report form as parsed.
+type reportSubmission struct {
+	Request  pipeline.Request
+	Settings pipeline.Settings
+	Engine   string
+	// Values are the text and number fields as the form shows them again:
+	// what the user typed, trimmed.
+	Values map[string]string
+	// Errors names the fields that could not be parsed; the request and
+	// settings then hold defaults in their place.
+	Errors pipeline.FieldErrors
+}
+
+// intSettings are the form's whole-number settings and where they go.
+var intSettings = []struct {
+	name string
+	ptr  func(*pipeline.Settings) *int
+}{
+	{views.FieldRetrieve, func(s *pipeline.Settings) *int { return &s.Retrieve }},
+	{views.FieldIdeationDocs, func(s *pipeline.Settings) *int { return &s.IdeationDocs }},
+	{views.FieldNuggetsPerDoc, func(s *pipeline.Settings) *int { return &s.NuggetsPerDoc }},
+	{views.FieldTargetNuggets, func(s *pipeline.Settings) *int { return &s.TargetNuggets }},
+	{views.FieldKeepNuggets, func(s *pipeline.Settings) *int { return &s.KeepNuggets }},
+	{views.FieldScanCandidates, func(s *pipeline.Settings) *int { return &s.ScanCandidates }},
+	{views.FieldSentencesPerNugget, func(s *pipeline.Settings) *int { return &s.SentencesPerNugget }},
+	{views.FieldConcurrency, func(s *pipeline.Settings) *int { return &s.Concurrency }},
+}
+
+// parseReportForm reads a new-report form. Text is trimmed, with CRLF line
+// breaks (as browsers send them) made LF. A number field that is absent
+// takes its default (pipeline.DefaultSettings, views.DefaultReportLimit),
+// so a client may post only the request; one that is present but empty or
+// not a number is an error. An absent engine means the default (first)
+// engine; one the portal does not offer is an error. The checkbox "verify"
+// is on for "1", "on", "true" and "yes".
+func parseReportForm(form url.Values, engines []pipeline.EngineInfo) reportSubmission {
+	sub := reportSubmission{
+		Settings: pipeline.DefaultSettings(),
+		Values:   map[string]string{},
+		Errors:   pipeline.FieldErrors{},
+	}
+	text := func(name string) string {
+		v := strings.ReplaceAll(form.Get(name), "\r\n", "\n")
+		v = strings.TrimSpace(strings.ReplaceAll(v, "\r", "\n"))
+		sub.Values[name] = v
+		return v
+	}
+	sub.Request.Title = text(views.FieldTitle)
+	sub.Request.Background = text(views.FieldBackground)
+	sub.Request.ProblemStatement = text(views.FieldProblemStatement)
+	sub.Request.ID = text(views.FieldRequestID)
+
+	wholeNumber := func(name string, def int) int {
+		raw, present := form[name]
+		if !present {
+			sub.Values[name] = strconv.Itoa(def)
+			return def
+		}
+		v := strings.TrimSpace(raw[0])
+		sub.Values[name] = v
+		if v == "" {
+			sub.Errors[name] = "is required"
+			return def
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			sub.Errors[name] = fmt.Sprintf("must be a whole number, such as %d", def)
+			return def
+		}
+		return n
+	}
+	sub.Request.Limit = wholeNumber(views.FieldLimit, views.DefaultReportLimit)
+	defaults := pipeline.DefaultSettings()
+	for _, f := range intSettings {
+		*f.ptr(&sub.Settings) = wholeNumber(f.name, *f.ptr(&defaults))
+	}
+
+	threshold := defaults.ConfidenceThreshold
+	if raw, present := form[views.FieldConfidenceThreshold]; !present {
+		sub.Values[views.FieldConfidenceThreshold] = strconv.FormatFloat(threshold, 'g', -1, 64)
+	} else {
+		v := strings.TrimSpace(raw[0])
+		sub.Values[views.FieldConfidenceThreshold] = v
+		x, err := strconv.ParseFloat(v, 64)
+		switch {
+		case v == "":
+			sub.Errors[views.FieldConfidenceThreshold] = "is required"
+		case err != nil || math.IsNaN(x) || math.IsInf(x, 0):
+			sub.Errors[views.FieldConfidenceThreshold] = fmt.Sprintf("must be a number from 0 to 1, such as %g", threshold)
+		default:
+			threshold = x
+		}
+	}
+	sub.Settings.ConfidenceThreshold = threshold
+	sub.Settings.Verify = parseFlag(form.Get(views.FieldVerify))
+
+	sub.Engine = strings.TrimSpace(form.Get(views.FieldEngine))
+	switch {
+	case len(engines) == 0:
+		sub.Errors[views.FieldEngine] = "is not available: no report engine is configured"
+	case sub.Engine == "":
+		sub.Engine = engines[0].ID
+	case !offers(engines, sub.Engine):
+		sub.Errors[views.FieldEngine] = fmt.Sprintf("%q is not one of the engines this portal offers", sub.Engine)
+	}
+	return sub
+}
+
+// offers reports whether an engine with the id is among engines.
+func offers(engines []pipeline.EngineInfo, id string) bool {
+	for _, e := range engines {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// withDomainErrors returns the parse errors together with what the
+// domain's validation says about the fields that did parse, so one answer
+// names every problem. The check that ideation draws on no more documents
+// than are retrieved is left out when either number did not parse: it
+// would compare with a default the user did not choose.
+func (sub reportSubmission) withDomainErrors() map[string]string {
+	out := map[string]string{}
+	for k, v := range sub.Errors {
+		out[k] = v
+	}
+	_, badRetrieve := sub.Errors[views.FieldRetrieve]
+	_, badIdeation := sub.Errors[views.FieldIdeationDocs]
+	for _, err := range []error{sub.Request.Validate(), sub.Settings.Validate()} {
+		var fe pipeline.FieldErrors
+		if !errors.As(err, &fe) {
+			continue
+		}
+		for k, v := range fe {
+			if _, taken := out[k]; taken {
+				continue
+			}
+			if k == views.FieldIdeationDocs && (badRetrieve || badIdeation) {
+				continue
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// sentence capitalises a message's first letter for a page.
+func sentence(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		s = string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
+
+// parseID reads a positive numeric id from a path parameter. Anything else
+// names no object: an error wrapping pipeline.ErrNotFound.
+func parseID(raw, what string) (int64, error) {
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("no %s has the id %q: %w", what, raw, pipeline.ErrNotFound)
+	}
+	return id, nil
+}

@@ -1,0 +1,274 @@
+package views
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// Names of the live values of a job page. Each is the data-field attribute
+// of the element showing the value and a key of JobStatus.Text, so
+// static/assets/job.js can update the page from the event stream without
+// knowing what the values mean.
+const (
+	jobFieldState            = "state"
+	jobFieldStage            = "stage"
+	jobFieldProgress         = "progress"
+	jobFieldCalls            = "calls"
+	jobFieldCacheHits        = "cache_hits"
+	jobFieldPromptTokens     = "prompt_tokens"
+	jobFieldCompletionTokens = "completion_tokens"
+	jobFieldElapsed          = "elapsed"
+	jobFieldRemaining        = "remaining"
+)
+
+// StageEstimate is the estimated time left in a running job's current
+// stage. Known is false until there is something to estimate from.
+type StageEstimate struct {
+	Remaining time.Duration
+	Known     bool
+}
+
+// JobStatus is a job's progress as its page shows it. The job's event
+// stream sends it as JSON; Text holds the display strings by live-value
+// name (see the jobField constants), the other fields the raw values.
+type JobStatus struct {
+	ID               int64             `json:"id"`
+	State            pipeline.JobState `json:"state"`
+	Finished         bool              `json:"finished"`
+	CancelRequested  bool              `json:"cancel_requested"`
+	Stage            string            `json:"stage"`
+	Done             int               `json:"done"`
+	Total            int               `json:"total"`
+	Calls            int               `json:"calls"`
+	CacheHits        int               `json:"cache_hits"`
+	PromptTokens     int               `json:"prompt_tokens"`
+	CompletionTokens int               `json:"completion_tokens"`
+	ElapsedSeconds   int64             `json:"elapsed_seconds"`
+	// RemainingSeconds estimates the time left in the current stage; nil
+	// when there is no estimate.
+	RemainingSeconds *int64 `json:"remaining_seconds,omitempty"`
+	// ReportURL links to the report once the job is done.
+	ReportURL string            `json:"report_url,omitempty"`
+	Text      map[string]string `json:"text"`
+}
+
+// NewJobStatus describes job j at time now, with est the estimate of the
+// time left in its current stage.
+//
+// Elapsed time runs from StartedAt to now, or to FinishedAt once the job
+// has finished. The remaining time covers the current stage only: the job
+// reports progress per stage, and later stages' sizes are not known yet.
+func NewJobStatus(j pipeline.Job, now time.Time, est StageEstimate) JobStatus {
+	p := j.Progress
+	st := JobStatus{
+		ID:               j.ID,
+		State:            j.State,
+		Finished:         j.State.Finished(),
+		CancelRequested:  j.CancelRequested,
+		Stage:            p.Stage,
+		Done:             p.Done,
+		Total:            p.Total,
+		Calls:            p.Usage.Calls,
+		CacheHits:        p.Usage.CacheHits,
+		PromptTokens:     p.Usage.PromptTokens,
+		CompletionTokens: p.Usage.CompletionTokens,
+	}
+	if j.State == pipeline.JobDone && j.ReportID > 0 {
+		st.ReportURL = ReportURL(j.ReportID)
+	}
+	elapsed, elapsedText := jobElapsed(j, now)
+	st.ElapsedSeconds = int64(elapsed / time.Second)
+	remainingText := "—"
+	switch {
+	case j.State == pipeline.JobQueued:
+		remainingText = "waiting to start"
+	case j.State != pipeline.JobRunning:
+	case p.Total > 0 && p.Done >= p.Total:
+		remainingText = "this stage, almost done"
+	case est.Known:
+		secs := int64(est.Remaining / time.Second)
+		st.RemainingSeconds = &secs
+		remainingText = "this stage, " + formatEstimate(est.Remaining)
+	default:
+		remainingText = "this stage, estimating…"
+	}
+	st.Text = map[string]string{
+		jobFieldState:            jobStateLabel(j),
+		jobFieldStage:            stageLabel(p.Stage),
+		jobFieldProgress:         progressText(p),
+		jobFieldCalls:            formatCount(p.Usage.Calls),
+		jobFieldCacheHits:        formatCount(p.Usage.CacheHits),
+		jobFieldPromptTokens:     formatCount(p.Usage.PromptTokens),
+		jobFieldCompletionTokens: formatCount(p.Usage.CompletionTokens),
+		jobFieldElapsed:          elapsedText,
+		jobFieldRemaining:        remainingText,
+	}
+	return st
+}
+
+// jobElapsed is how long the job has run (or ran) and how the page says so.
+func jobElapsed(j pipeline.Job, now time.Time) (time.Duration, string) {
+	if j.StartedAt.IsZero() {
+		if j.State.Finished() {
+			return 0, "did not start"
+		}
+		return 0, "not started"
+	}
+	end := now
+	if j.State.Finished() && !j.FinishedAt.IsZero() {
+		end = j.FinishedAt
+	}
+	d := max(end.Sub(j.StartedAt), 0)
+	return d, formatDuration(d)
+}
+
+// jobStateLabel names a job's state for people.
+func jobStateLabel(j pipeline.Job) string {
+	switch j.State {
+	case pipeline.JobQueued:
+		if j.CancelRequested {
+			return "Cancelling"
+		}
+		return "Queued"
+	case pipeline.JobRunning:
+		if j.CancelRequested {
+			return "Cancelling"
+		}
+		return "Running"
+	case pipeline.JobDone:
+		return "Done"
+	case pipeline.JobFailed:
+		return "Failed"
+	case pipeline.JobCancelled:
+		return "Cancelled"
+	}
+	return string(j.State)
+}
+
+// stageLabels describe the pipeline's stages (pipeline/crucible's stage
+// names) on the job page.
+var stageLabels = map[string]string{
+	"retrieve": "Retrieving documents",
+	"ideate":   "Drafting nuggets",
+	"merge":    "Merging paraphrases",
+	"rank":     "Ranking nuggets",
+	"scan":     "Scanning passages",
+	"verify":   "Verifying sentences",
+	"assemble": "Assembling the report",
+}
+
+// stageLabel describes a stage; unknown stages keep their name and no
+// stage yet reads "—".
+func stageLabel(stage string) string {
+	if stage == "" {
+		return "—"
+	}
+	if l, ok := stageLabels[stage]; ok {
+		return l
+	}
+	return stage
+}
+
+// progressText is the stage's progress in words: "3 of 10".
+func progressText(p pipeline.Progress) string {
+	if p.Total <= 0 {
+		return "—"
+	}
+	return formatCount(p.Done) + " of " + formatCount(p.Total)
+}
+
+// JobPage is the view model of a job's progress page.
+type JobPage struct {
+	Site   Site
+	Job    pipeline.Job
+	Status JobStatus
+	Engine EngineLabel
+	// Existing is set when the user's submission matched this job, which
+	// was already queued or running.
+	Existing bool
+	// Notice tells the user about an action that could not be done.
+	Notice string
+	// ScriptURL is job.js, which keeps the page's numbers live.
+	ScriptURL string
+}
+
+// live reports whether the page follows the job as it runs: until the job
+// finishes.
+func (p JobPage) live() bool {
+	return !p.Job.State.Finished()
+}
+
+// eventsURL is the job's event stream, "" once the job has finished.
+func (p JobPage) eventsURL() string {
+	if !p.live() {
+		return ""
+	}
+	return JobEventsURL(p.Job.ID)
+}
+
+// canCancel reports whether the page offers the cancel button: while the
+// job is unfinished and no cancellation is pending.
+func (p JobPage) canCancel() bool {
+	return p.live() && !p.Job.CancelRequested
+}
+
+// progressMax and progressValue are the <progress> element's attributes;
+// the bar is indeterminate (no value) while the stage has no total.
+func (s JobStatus) progressMax() string {
+	return strconv.Itoa(max(s.Total, 1))
+}
+
+func (s JobStatus) progressValue() string {
+	return strconv.Itoa(min(max(s.Done, 0), max(s.Total, 1)))
+}
+
+// jobTitle is what pages call a job: its request's title, or its number.
+func jobTitle(j pipeline.Job) string {
+	if j.Request.Title != "" {
+		return j.Request.Title
+	}
+	return "Job " + strconv.FormatInt(j.ID, 10)
+}
+
+// JobsPage is the view model of the list of recent jobs.
+type JobsPage struct {
+	Site Site
+	Jobs []JobRow
+	// Limit is how many jobs the list shows at most.
+	Limit int
+}
+
+// JobRow is one job of the list.
+type JobRow struct {
+	Job    pipeline.Job
+	Status JobStatus
+	Engine EngineLabel
+}
+
+// settingRow is one row of a settings table.
+type settingRow struct {
+	Label string
+	Value string
+}
+
+// settingRows lists settings with the new-report form's labels.
+func settingRows(s pipeline.Settings) []settingRow {
+	verify := "no"
+	if s.Verify {
+		verify = "yes"
+	}
+	return []settingRow{
+		{Label: fieldLabel(FieldRetrieve), Value: strconv.Itoa(s.Retrieve)},
+		{Label: fieldLabel(FieldIdeationDocs), Value: strconv.Itoa(s.IdeationDocs)},
+		{Label: fieldLabel(FieldNuggetsPerDoc), Value: strconv.Itoa(s.NuggetsPerDoc)},
+		{Label: fieldLabel(FieldTargetNuggets), Value: strconv.Itoa(s.TargetNuggets)},
+		{Label: fieldLabel(FieldKeepNuggets), Value: strconv.Itoa(s.KeepNuggets)},
+		{Label: fieldLabel(FieldScanCandidates), Value: strconv.Itoa(s.ScanCandidates)},
+		{Label: fieldLabel(FieldConfidenceThreshold), Value: strconv.FormatFloat(s.ConfidenceThreshold, 'g', -1, 64)},
+		{Label: fieldLabel(FieldSentencesPerNugget), Value: strconv.Itoa(s.SentencesPerNugget)},
+		{Label: fieldLabel(FieldConcurrency), Value: strconv.Itoa(s.Concurrency)},
+		{Label: fieldLabel(FieldVerify), Value: verify},
+	}
+}

@@ -1,0 +1,106 @@
+package views
+
+import (
+	"strconv"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// NuggetBankPage is the view model of a report's nugget bank: every nugget
+// its job drafted, ranked, grouped by paraphrase and set against the
+// report.
+type NuggetBankPage struct {
+	Site   Site
+	Report pipeline.Report
+	JobID  int64
+	// Kept are the nuggets kept after ranking, in rank order.
+	Kept []NuggetView
+	// Unused are the kept nuggets no sentence of the report answers, in
+	// rank order.
+	Unused []NuggetView
+	// BelowCut are the distinct nuggets ranked below the cut, in ranking
+	// order.
+	BelowCut []NuggetView
+	// Ungrouped are merged-away nuggets no distinct nugget names as its
+	// paraphrase.
+	Ungrouped []pipeline.Nugget
+	// Drafted is the number of nuggets ideation produced, merged ones
+	// included.
+	Drafted int
+	// DocTitles maps document ids to titles, for the sources' links.
+	DocTitles map[string]string
+}
+
+// NuggetView is a distinct nugget with its paraphrase group and what became
+// of it.
+type NuggetView struct {
+	pipeline.Nugget
+	// Group are the nuggets merged into this one, in the order the nugget
+	// names them.
+	Group []Paraphrase
+	// Candidates counts the candidate sentences scanning found for it.
+	Candidates int
+	// Sentences counts the report's sentences answering it.
+	Sentences int
+}
+
+// Paraphrase is a nugget merged into a distinct one. Found is false when
+// the job stored no nugget with the id.
+type Paraphrase struct {
+	ID     string
+	Nugget pipeline.Nugget
+	Found  bool
+}
+
+// featureColumns are the quality features in the order the bank shows them.
+var featureColumns = []string{
+	pipeline.FeatureTask,
+	pipeline.FeatureBackground,
+	pipeline.FeatureRole,
+	pipeline.FeatureStyle,
+	pipeline.FeatureScope,
+	pipeline.FeatureVital,
+	pipeline.FeatureResearchy,
+	pipeline.FeatureReadability,
+	pipeline.FeatureComplexity,
+}
+
+// featureValue shows a feature's value with two decimals, or "–" when the
+// nugget has none.
+func featureValue(features map[string]float64, name string) string {
+	v, ok := features[name]
+	if !ok {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// title is the report's title as the bank names it.
+func (p NuggetBankPage) title() string {
+	if p.Report.Request.Title != "" {
+		return p.Report.Request.Title
+	}
+	return "Report " + strconv.FormatInt(p.Report.ID, 10)
+}
+
+// sourceTitle is how the bank names a source document: its title when the
+// job's retrieval recorded one, else its id.
+func (p NuggetBankPage) sourceTitle(docID string) string {
+	if t := p.DocTitles[docID]; t != "" {
+		return t
+	}
+	return docID
+}
+
+// countText writes "n noun(s)".
+func countText(n int, one, many string) string {
+	return formatCount(n) + " " + plural(n, one, many)
+}
+
+// sentenceText says how many of the report's sentences answer a nugget.
+func (n NuggetView) sentenceText() string {
+	if n.Sentences == 0 {
+		return "no sentence in the report"
+	}
+	return countText(n.Sentences, "sentence", "sentences") + " in the report"
+}

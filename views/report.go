@@ -1,0 +1,121 @@
+package views
+
+import (
+	"strconv"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// ReportPage is the view model of a report: its sentences with numbered
+// citations and provenance, and the references they cite.
+type ReportPage struct {
+	Site   Site
+	Report pipeline.Report
+	Engine EngineLabel
+	// JobID is the job that made the report; 0 when it is not known, and
+	// the page then links to neither the job nor the nugget bank.
+	JobID     int64
+	Sentences []ReportSentence
+	// References lists the cited passages in order of first citation;
+	// Reference.Number is the citation number sentences show.
+	References []Reference
+}
+
+// ReportSentence is one sentence of a report with what it stands on.
+type ReportSentence struct {
+	pipeline.Sentence
+	// Ref is the number of the sentence's citation: one number per
+	// distinct cited passage, in order of first use.
+	Ref int
+	// Nugget is the nugget the sentence answers; nil when the report does
+	// not hold it.
+	Nugget *pipeline.Nugget
+	// Source is the cited document and passage.
+	Source CitedSource
+	// Passage is the cited passage's text split into parts, the supporting
+	// span marked Cite; nil when the passage is not stored any more.
+	Passage []Part
+	// SpanShown is false when the cited span does not meet the passage, so
+	// nothing of it is marked.
+	SpanShown bool
+}
+
+// CitedSource is the document and passage a citation points at, as far as
+// the collection still holds them.
+type CitedSource struct {
+	DocID   string
+	Title   string
+	Ordinal int
+	// DocumentMissing is set when the document is no longer in the
+	// collection; PassageMissing when the document is there but has no
+	// passage with the cited ordinal (it was re-ingested).
+	DocumentMissing bool
+	PassageMissing  bool
+}
+
+// title is the source's name on the page: its title, or its id.
+func (s CitedSource) title() string {
+	if s.Title != "" {
+		return s.Title
+	}
+	return s.DocID
+}
+
+// Reference is one entry of a report's reference list: a cited passage.
+type Reference struct {
+	Number int
+	Source CitedSource
+}
+
+// title is the report's heading: the request's title, or its number.
+func (p ReportPage) title() string {
+	if p.Report.Request.Title != "" {
+		return p.Report.Request.Title
+	}
+	return "Report " + strconv.FormatInt(p.Report.ID, 10)
+}
+
+// lengthText compares the report's length with its request's limit.
+func (p ReportPage) lengthText() string {
+	n := p.Report.Length()
+	return formatCount(n) + " of " + formatCount(p.Report.Request.Limit) + " " + plural(p.Report.Request.Limit, "character", "characters")
+}
+
+// verdictText says what a verification check found.
+func verdictText(v pipeline.Verdict) string {
+	switch v {
+	case pipeline.VerdictYes:
+		return "yes"
+	case pipeline.VerdictNo:
+		return "no"
+	case pipeline.VerdictUnchecked:
+		return "not checked"
+	}
+	return string(v)
+}
+
+// verdictClass styles a verdict.
+func verdictClass(v pipeline.Verdict) string {
+	switch v {
+	case pipeline.VerdictYes:
+		return "verdict verdict-yes"
+	case pipeline.VerdictNo:
+		return "verdict verdict-no"
+	}
+	return "verdict verdict-unchecked"
+}
+
+// refText is a citation marker: "[3]".
+func refText(n int) string {
+	return "[" + strconv.Itoa(n) + "]"
+}
+
+// passageURL links to a cited passage on its document's page.
+func (s CitedSource) passageURL() string {
+	return DocumentURL(s.DocID, nil, PassageAnchor(s.Ordinal))
+}
+
+// spanURL links to a sentence's cited span on its document's page.
+func (s ReportSentence) spanURL() string {
+	return DocumentSpanURL(s.Citation.DocID, pipeline.Span{Start: s.Citation.Start, End: s.Citation.End})
+}

@@ -1,0 +1,238 @@
+package views
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// Field names of the new-report form. They double as the keys of
+// pipeline.FieldErrors, so an error from the domain lands next to its field.
+const (
+	FieldTitle               = "title"
+	FieldBackground          = "background"
+	FieldProblemStatement    = "problem_statement"
+	FieldLimit               = "limit"
+	FieldRequestID           = "request_id"
+	FieldEngine              = "engine"
+	FieldRetrieve            = "retrieve"
+	FieldIdeationDocs        = "ideation_docs"
+	FieldNuggetsPerDoc       = "nuggets_per_doc"
+	FieldTargetNuggets       = "target_nuggets"
+	FieldKeepNuggets         = "keep_nuggets"
+	FieldScanCandidates      = "scan_candidates"
+	FieldConfidenceThreshold = "confidence_threshold"
+	FieldSentencesPerNugget  = "sentences_per_nugget"
+	FieldConcurrency         = "concurrency"
+	FieldVerify              = "verify"
+)
+
+// DefaultReportLimit is the report length, in characters, the form
+// suggests.
+const DefaultReportLimit = 2000
+
+// ReportForm is the view model of the new-report form: the values as the
+// user typed them, the engines to choose from and, after a rejected
+// submission, what was wrong.
+type ReportForm struct {
+	Site Site
+	// Values holds each text and number field's value by field name.
+	Values map[string]string
+	// Verify is the verification checkbox.
+	Verify bool
+	// Engine is the id of the chosen engine.
+	Engine  string
+	Engines []pipeline.EngineInfo
+	// Errors maps a field name to what is wrong with it, worded to follow
+	// the field's label ("is required").
+	Errors map[string]string
+	// Problem is an error that belongs to no field.
+	Problem string
+}
+
+// DefaultReportForm is the empty form: the default limit and settings
+// (pipeline.DefaultSettings) and the first engine, the default.
+func DefaultReportForm(site Site, engines []pipeline.EngineInfo) ReportForm {
+	s := pipeline.DefaultSettings()
+	f := ReportForm{
+		Site:    site,
+		Engines: engines,
+		Verify:  s.Verify,
+		Values: map[string]string{
+			FieldLimit:               strconv.Itoa(DefaultReportLimit),
+			FieldRetrieve:            strconv.Itoa(s.Retrieve),
+			FieldIdeationDocs:        strconv.Itoa(s.IdeationDocs),
+			FieldNuggetsPerDoc:       strconv.Itoa(s.NuggetsPerDoc),
+			FieldTargetNuggets:       strconv.Itoa(s.TargetNuggets),
+			FieldKeepNuggets:         strconv.Itoa(s.KeepNuggets),
+			FieldScanCandidates:      strconv.Itoa(s.ScanCandidates),
+			FieldConfidenceThreshold: strconv.FormatFloat(s.ConfidenceThreshold, 'g', -1, 64),
+			FieldSentencesPerNugget:  strconv.Itoa(s.SentencesPerNugget),
+			FieldConcurrency:         strconv.Itoa(s.Concurrency),
+		},
+	}
+	if len(engines) > 0 {
+		f.Engine = engines[0].ID
+	}
+	return f
+}
+
+// formField describes one number field of the form's advanced section.
+type formField struct {
+	Name  string
+	Label string
+	Help  string
+	// InputMode picks the on-screen keyboard: "numeric" or "decimal".
+	InputMode string
+}
+
+// settingFields are the pipeline settings the form offers, in the order of
+// the stages they tune.
+var settingFields = []formField{
+	{Name: FieldRetrieve, Label: "Documents retrieved (N)", Help: "BM25 retrieves this many documents for the request.", InputMode: "numeric"},
+	{Name: FieldIdeationDocs, Label: "Documents for nugget ideation (D)", Help: "Nuggets are drawn from the top D retrieved documents.", InputMode: "numeric"},
+	{Name: FieldNuggetsPerDoc, Label: "Nuggets per document", Help: "At most this many question-and-answer nuggets are asked of each document.", InputMode: "numeric"},
+	{Name: FieldTargetNuggets, Label: "Nuggets after merging", Help: "Paraphrase merging stops once this many distinct nuggets remain.", InputMode: "numeric"},
+	{Name: FieldKeepNuggets, Label: "Nuggets kept after ranking", Help: "Only the top-ranked nuggets are looked for in the passages.", InputMode: "numeric"},
+	{Name: FieldScanCandidates, Label: "Candidates per nugget", Help: "Scanning a nugget stops once this many candidate sentences reach the confidence threshold.", InputMode: "numeric"},
+	{Name: FieldConfidenceThreshold, Label: "Confidence threshold", Help: "A number from 0 to 1: candidates at or above it count towards stopping.", InputMode: "decimal"},
+	{Name: FieldSentencesPerNugget, Label: "Sentences per nugget (k)", Help: "The report takes up to this many sentences for each nugget.", InputMode: "numeric"},
+	{Name: FieldConcurrency, Label: "Model calls at once", Help: "How many model calls the job may have in flight.", InputMode: "numeric"},
+}
+
+// fieldLabels names every field for error messages.
+var fieldLabels = func() map[string]string {
+	m := map[string]string{
+		FieldTitle:            "Title",
+		FieldBackground:       "Background",
+		FieldProblemStatement: "Problem statement",
+		FieldLimit:            "Character limit",
+		FieldRequestID:        "Request id",
+		FieldEngine:           "Engine",
+		FieldVerify:           "Verify sentences",
+	}
+	for _, f := range settingFields {
+		m[f.Name] = f.Label
+	}
+	return m
+}()
+
+// fieldLabel is the label of a form field, or the name itself for a field
+// the form does not show.
+func fieldLabel(name string) string {
+	if l, ok := fieldLabels[name]; ok {
+		return l
+	}
+	return name
+}
+
+// fieldOrder is the order in which errors are listed: the form's order.
+var fieldOrder = func() map[string]int {
+	names := []string{FieldTitle, FieldBackground, FieldProblemStatement, FieldLimit, FieldEngine, FieldRequestID}
+	for _, f := range settingFields {
+		names = append(names, f.Name)
+	}
+	names = append(names, FieldVerify)
+	m := make(map[string]int, len(names))
+	for i, n := range names {
+		m[n] = i
+	}
+	return m
+}()
+
+// fieldError is one entry of the form's error summary.
+type fieldError struct {
+	Name    string
+	Message string
+	// Shown is false for a field the form has no input for; the summary
+	// is then the only place the message appears.
+	Shown bool
+}
+
+// errorList is the form's errors in the form's order, fields the form does
+// not show last, by name.
+func (f ReportForm) errorList() []fieldError {
+	out := make([]fieldError, 0, len(f.Errors))
+	for name, msg := range f.Errors {
+		_, shown := fieldOrder[name]
+		out = append(out, fieldError{Name: name, Message: fieldMessage(name, msg), Shown: shown})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		oi, iok := fieldOrder[out[i].Name]
+		oj, jok := fieldOrder[out[j].Name]
+		switch {
+		case iok && jok:
+			return oi < oj
+		case iok != jok:
+			return iok
+		default:
+			return out[i].Name < out[j].Name
+		}
+	})
+	return out
+}
+
+// fieldMessage makes a sentence of a field's error: its label followed by
+// the domain's words ("Title is required.").
+func fieldMessage(name, msg string) string {
+	s := fieldLabel(name) + " " + msg
+	if n := len(s); n > 0 && s[n-1] != '.' {
+		s += "."
+	}
+	return s
+}
+
+// errorFor is the message shown under a field, "" when it has none.
+func (f ReportForm) errorFor(name string) string {
+	msg, ok := f.Errors[name]
+	if !ok {
+		return ""
+	}
+	return fieldMessage(name, msg)
+}
+
+// advancedOpen reports whether the advanced section starts open: when one
+// of its fields has an error, so the message is not hidden.
+func (f ReportForm) advancedOpen() bool {
+	for _, name := range []string{FieldEngine, FieldRequestID, FieldVerify} {
+		if _, bad := f.Errors[name]; bad {
+			return true
+		}
+	}
+	for _, sf := range settingFields {
+		if _, bad := f.Errors[sf.Name]; bad {
+			return true
+		}
+	}
+	return false
+}
+
+// errorID is the id of the element holding a field's error message.
+func errorID(name string) string { return name + "-error" }
+
+// inputID is the id of a field's input.
+func inputID(name string) string { return "field-" + name }
+
+// engineInputID is the id of an engine's radio button.
+func engineInputID(id string) string { return "engine-" + id }
+
+// engineChoiceLabel is how the form names an engine: its label, and
+// "offline engine" for the offline one when the label does not say so.
+func engineChoiceLabel(e pipeline.EngineInfo) string {
+	return EngineLabelFor([]pipeline.EngineInfo{e}, e.ID).Text()
+}
+
+// describedBy is the aria-describedby of a field: its help text, when it
+// has one, and its error message, when it has one.
+func describedBy(f ReportForm, name string, hasHelp bool) string {
+	var ids []string
+	if hasHelp {
+		ids = append(ids, name+"-help")
+	}
+	if f.errorFor(name) != "" {
+		ids = append(ids, errorID(name))
+	}
+	return strings.Join(ids, " ")
+}

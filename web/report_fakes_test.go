@@ -1,0 +1,333 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/web"
+)
+
+// errUnused is returned by the fake job store's methods the portal never
+// calls.
+var errUnused = errors.New("fake job store: not used by the portal")
+
+// fakeJobStore serves jobs, reports and job artefacts from memory. A job
+// with a script advances as it is read: the n-th call to Job returns
+// script[n-1], the last entry repeating.
+type fakeJobStore struct {
+	mu         sync.Mutex
+	jobs       map[int64]pipeline.Job
+	script     map[int64][]pipeline.Job
+	jobCalls   map[int64]int
+	reports    map[int64]pipeline.Report
+	reportJobs map[int64]int64
+	nuggets    map[int64][]pipeline.Nugget
+	candidates map[int64][]pipeline.Candidate
+	retrieval  map[int64][]pipeline.RetrievedDoc
+	// err, when set, fails every read; artefactErr fails only the reads
+	// of nuggets, candidates and retrieval.
+	err         error
+	artefactErr error
+}
+
+func newFakeJobStore() *fakeJobStore {
+	return &fakeJobStore{
+		jobs:       map[int64]pipeline.Job{},
+		script:     map[int64][]pipeline.Job{},
+		jobCalls:   map[int64]int{},
+		reports:    map[int64]pipeline.Report{},
+		reportJobs: map[int64]int64{},
+		nuggets:    map[int64][]pipeline.Nugget{},
+		candidates: map[int64][]pipeline.Candidate{},
+		retrieval:  map[int64][]pipeline.RetrievedDoc{},
+	}
+}
+
+func (f *fakeJobStore) put(j pipeline.Job) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.jobs[j.ID] = j
+}
+
+func (f *fakeJobStore) calls(id int64) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.jobCalls[id]
+}
+
+func (f *fakeJobStore) Job(_ context.Context, id int64) (pipeline.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return pipeline.Job{}, f.err
+	}
+	f.jobCalls[id]++
+	if s := f.script[id]; len(s) > 0 {
+		return s[min(f.jobCalls[id], len(s))-1], nil
+	}
+	j, ok := f.jobs[id]
+	if !ok {
+		return pipeline.Job{}, fmt.Errorf("job %d: %w", id, pipeline.ErrNotFound)
+	}
+	return j, nil
+}
+
+func (f *fakeJobStore) Jobs(_ context.Context, limit int) ([]pipeline.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []pipeline.Job
+	for _, j := range f.jobs {
+		out = append(out, j)
+	}
+	// Newest first: ids grow with time.
+	for i := range out {
+		for k := i + 1; k < len(out); k++ {
+			if out[k].ID > out[i].ID {
+				out[i], out[k] = out[k], out[i]
+			}
+		}
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (f *fakeJobStore) Report(_ context.Context, id int64) (pipeline.Report, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return pipeline.Report{}, f.err
+	}
+	r, ok := f.reports[id]
+	if !ok {
+		return pipeline.Report{}, fmt.Errorf("report %d: %w", id, pipeline.ErrNotFound)
+	}
+	return r, nil
+}
+
+// ReportJob makes the fake a handlers.ReportJobFinder, as the SQLite store
+// is meant to be.
+func (f *fakeJobStore) ReportJob(_ context.Context, reportID int64) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if id, ok := f.reportJobs[reportID]; ok {
+		return id, nil
+	}
+	return 0, fmt.Errorf("job of report %d: %w", reportID, pipeline.ErrNotFound)
+}
+
+func (f *fakeJobStore) Nuggets(_ context.Context, jobID int64) ([]pipeline.Nugget, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.nuggets[jobID], errors.Join(f.err, f.artefactErr)
+}
+
+func (f *fakeJobStore) Candidates(_ context.Context, jobID int64) ([]pipeline.Candidate, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.candidates[jobID], errors.Join(f.err, f.artefactErr)
+}
+
+func (f *fakeJobStore) Retrieval(_ context.Context, jobID int64) ([]pipeline.RetrievedDoc, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.retrieval[jobID], errors.Join(f.err, f.artefactErr)
+}
+
+func (f *fakeJobStore) CreateJob(context.Context, pipeline.Job) (pipeline.Job, bool, error) {
+	return pipeline.Job{}, false, errUnused
+}
+func (f *fakeJobStore) ClaimJob(context.Context) (pipeline.Job, error) {
+	return pipeline.Job{}, errUnused
+}
+func (f *fakeJobStore) SetProgress(context.Context, int64, pipeline.Progress) error { return errUnused }
+func (f *fakeJobStore) FinishJob(context.Context, int64, pipeline.JobState, string, string) error {
+	return errUnused
+}
+func (f *fakeJobStore) RequestCancel(context.Context, int64) (pipeline.Job, error) {
+	return pipeline.Job{}, errUnused
+}
+func (f *fakeJobStore) RequeueInterrupted(context.Context) (int, error) { return 0, errUnused }
+func (f *fakeJobStore) SaveRetrieval(context.Context, int64, []pipeline.RetrievedDoc) error {
+	return errUnused
+}
+func (f *fakeJobStore) SaveNuggets(context.Context, int64, []pipeline.Nugget) error { return errUnused }
+func (f *fakeJobStore) SaveCandidates(context.Context, int64, []pipeline.Candidate) error {
+	return errUnused
+}
+func (f *fakeJobStore) SaveReport(context.Context, int64, pipeline.Report) (int64, error) {
+	return 0, errUnused
+}
+
+// storeWithoutFinder hides the fake's ReportJob method: a JobStore that
+// cannot link reports to jobs.
+type storeWithoutFinder struct{ pipeline.JobStore }
+
+// finderFunc adapts a function to handlers.ReportJobFinder.
+type finderFunc func(ctx context.Context, reportID int64) (int64, error)
+
+func (f finderFunc) ReportJob(ctx context.Context, reportID int64) (int64, error) {
+	return f(ctx, reportID)
+}
+
+// submission is one call of fakeReportService.Submit.
+type submission struct {
+	Request  pipeline.Request
+	Settings pipeline.Settings
+	Engine   string
+}
+
+// fakeReportService validates like the real service and records calls.
+type fakeReportService struct {
+	mu        sync.Mutex
+	engines   []pipeline.EngineInfo
+	nextID    int64
+	existing  bool
+	submitErr error
+	submitted []submission
+	cancelErr error
+	cancelled []int64
+}
+
+// testEngines are the engines the fake service offers, the offline one
+// first as the default.
+var testEngines = []pipeline.EngineInfo{
+	{ID: "offline", Label: "offline engine", Offline: true},
+	{ID: "openai", Label: "Llama-3.3-70B"},
+}
+
+func (f *fakeReportService) Engines() []pipeline.EngineInfo { return f.engines }
+
+func (f *fakeReportService) Submit(_ context.Context, req pipeline.Request, s pipeline.Settings, engine string) (pipeline.Job, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.submitted = append(f.submitted, submission{Request: req, Settings: s, Engine: engine})
+	fe := pipeline.FieldErrors{}
+	for _, err := range []error{req.Validate(), s.Validate()} {
+		var e pipeline.FieldErrors
+		if errors.As(err, &e) {
+			for k, v := range e {
+				fe[k] = v
+			}
+		}
+	}
+	if len(fe) > 0 {
+		return pipeline.Job{}, false, fe
+	}
+	if f.submitErr != nil {
+		return pipeline.Job{}, false, f.submitErr
+	}
+	return pipeline.Job{ID: f.nextID, State: pipeline.JobQueued, Request: req, Settings: s, Engine: engine}, f.existing, nil
+}
+
+func (f *fakeReportService) Cancel(_ context.Context, id int64) (pipeline.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelled = append(f.cancelled, id)
+	if f.cancelErr != nil {
+		return pipeline.Job{}, f.cancelErr
+	}
+	return pipeline.Job{ID: id, State: pipeline.JobCancelled}, nil
+}
+
+func (f *fakeReportService) submissions() []submission {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]submission(nil), f.submitted...)
+}
+
+func (f *fakeReportService) cancels() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]int64(nil), f.cancelled...)
+}
+
+// testNow is the fixed clock of the report pages' tests.
+var testNow = time.Date(2026, 5, 6, 12, 0, 0, 0, time.UTC)
+
+// reportServer is the portal with the report pages, on fakes.
+type reportServer struct {
+	*testServer
+	jobs *fakeJobStore
+	svc  *fakeReportService
+	now  *fakeClock
+}
+
+// fakeClock is a settable clock.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// reportDeps are the optional parts of a report server's dependencies.
+type reportDeps struct {
+	jobs   pipeline.JobStore // nil: the fake job store
+	finder interface {
+		ReportJob(ctx context.Context, reportID int64) (int64, error)
+	}
+}
+
+// newReportServer builds the portal with report pages over the fakes.
+// cfg's clock is replaced by a settable one starting at testNow.
+func newReportServer(t *testing.T, store *fakeStore, cfg web.Config, opts ...func(*reportDeps)) *reportServer {
+	t.Helper()
+	if store == nil {
+		store = &fakeStore{}
+	}
+	jobs := newFakeJobStore()
+	svc := &fakeReportService{engines: testEngines, nextID: 7}
+	clock := &fakeClock{t: testNow}
+	cfg.Now = clock.Now
+	rd := reportDeps{jobs: jobs}
+	for _, o := range opts {
+		o(&rd)
+	}
+	var logBuf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&syncWriter{w: &logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	deps := web.Deps{
+		Searcher: &fakeSearcher{},
+		Store:    store,
+		Marker:   wordMarker{},
+		Logger:   logger,
+		Version:  "v1.2.3",
+		Engine:   "offline engine",
+		Jobs:     rd.jobs,
+		Reports:  svc,
+	}
+	if rd.finder != nil {
+		deps.ReportJobs = rd.finder
+	}
+	e, err := web.New(cfg, deps)
+	if err != nil {
+		t.Fatalf("web.New: %v", err)
+	}
+	return &reportServer{
+		testServer: &testServer{e: e, store: store, log: &logBuf},
+		jobs:       jobs,
+		svc:        svc,
+		now:        clock,
+	}
+}
