@@ -186,3 +186,14 @@ func (ix *Index) SentenceKey(s string) string {
 	terms, _ := ix.terms(s)
 	return terms
 }
+
+// Terms returns the index terms of text (stop words removed, stemmed), in
+// order: the analysis the index and BM25 apply.
+func (ix *Index) Terms(text string) []string {
+	ts := ix.analyzer.Analyze([]byte(text))
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t.Term)
+	}
+	return out
+}

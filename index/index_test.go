@@ -301,6 +301,9 @@ func TestSentenceKey(t *testing.T) {
 	if a != b || a == "" {
 		t.Errorf("keys differ: %q vs %q", a, b)
 	}
+	if got := ix.Terms("The Tariffs of 1890"); !cmp.Equal(got, []string{"tariff", "1890"}) {
+		t.Errorf("Terms = %q", got)
+	}
 	if c := ix.SentenceKey("The McKinley Tariff lowered duties."); c == a {
 		t.Errorf("different sentences share key %q", c)
 	}

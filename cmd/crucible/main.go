@@ -61,11 +61,13 @@ Usage:
   crucible reindex --data DIR
   crucible search  --data DIR [--k N] [--docs] [--json] QUERY
   crucible search  --data DIR --queries FILE.jsonl --run OUT.run [--k 1000] [--docs]
+  crucible report  --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--markdown]
   crucible bench   index|search [--data DIR] [--scale 1,10] [--corpus FILE]
 
 Every command takes --k1 and --b (BM25 parameters, defaults 0.9 and 0.4).
 Environment: CRUCIBLE_DATA (data folder), CRUCIBLE_ADDR, CRUCIBLE_BM25_K1,
-CRUCIBLE_BM25_B, CRUCIBLE_LOG_LEVEL (debug|info|warn|error).
+CRUCIBLE_BM25_B, CRUCIBLE_LOG_LEVEL (debug|info|warn|error); for a model
+endpoint OPENAI_BASE_URL, OPENAI_API_KEY, CRUCIBLE_MODEL.
 Run "crucible COMMAND -h" for a command's flags.
 `
 
@@ -85,6 +87,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdReindex(ctx, args[1:], env, stdout, stderr)
 	case "search":
 		return cmdSearch(ctx, args[1:], env, stdout, stderr)
+	case "report":
+		return cmdReport(ctx, args[1:], env, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, args[1:], env, stdout, stderr)
 	case "help", "-h", "--help":

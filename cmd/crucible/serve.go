@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crucible-portal/crucible/pipeline/corpus"
+	"github.com/crucible-portal/crucible/pipeline/jobs"
 	"github.com/crucible-portal/crucible/web"
 )
 
@@ -34,6 +35,9 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	seed := fs.String("ingest-if-empty", "", "ingest this `path` first when the collection is empty (make run uses the demo corpus)")
 	level := fs.String("log-level", env.get("CRUCIBLE_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
 	maxBody := fs.Int64("max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
+	workers := fs.Int("workers", 1, "report jobs run at once")
+	var mf modelFlags
+	mf.register(fs, env)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -70,12 +74,29 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		}
 	}
 
-	e, err := web.New(web.Config{MaxBodyBytes: *maxBody}, web.Deps{
+	engines, err := a.engines(mf, logger)
+	if err != nil {
+		return err
+	}
+	runner := &jobs.Runner{Store: a.db, Available: engines, Workers: *workers, Logger: logger}
+	runCtx, stopRunner := context.WithCancel(context.WithoutCancel(ctx))
+	runnerDone := make(chan error, 1)
+	go func() { runnerDone <- runner.Run(runCtx) }()
+	defer func() {
+		// Jobs still running are left for the next start to resume.
+		stopRunner()
+		<-runnerDone
+	}()
+
+	e, err := web.New(web.Config{MaxBodyBytes: *maxBody, Stop: ctx.Done()}, web.Deps{
 		Searcher: a.searcher(),
 		Store:    a.db,
 		Marker:   a.index,
+		Jobs:     a.db,
+		Reports:  runner,
 		Logger:   logger,
 		Version:  version,
+		Engine:   engines[0].Info.Label,
 	})
 	if err != nil {
 		return err

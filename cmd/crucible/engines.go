@@ -1,0 +1,113 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/crucible-portal/crucible/index"
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/crucible"
+	"github.com/crucible-portal/crucible/pipeline/export"
+	"github.com/crucible-portal/crucible/pipeline/jobs"
+	"github.com/crucible-portal/crucible/pipeline/llm"
+	"github.com/crucible-portal/crucible/pipeline/llm/offline"
+)
+
+// modelFlags configure the OpenAI-compatible endpoint.
+type modelFlags struct {
+	url         string
+	key         string
+	model       string
+	timeout     time.Duration
+	concurrency int
+	retries     int
+}
+
+func (m *modelFlags) register(fs *flag.FlagSet, env envFunc) {
+	fs.StringVar(&m.url, "model-url", env.get("OPENAI_BASE_URL", ""), "base `URL` of an OpenAI-compatible endpoint (env OPENAI_BASE_URL); empty: offline engine only")
+	fs.StringVar(&m.key, "model-key", env.get("OPENAI_API_KEY", ""), "API key of the endpoint (env OPENAI_API_KEY)")
+	fs.StringVar(&m.model, "model", env.get("CRUCIBLE_MODEL", ""), "model `name` at the endpoint (env CRUCIBLE_MODEL)")
+	fs.DurationVar(&m.timeout, "model-timeout", envDuration(env, "CRUCIBLE_MODEL_TIMEOUT", llm.DefaultTimeout), "timeout of one model call (env CRUCIBLE_MODEL_TIMEOUT)")
+	fs.IntVar(&m.concurrency, "model-concurrency", envInt(env, "CRUCIBLE_MODEL_CONCURRENCY", llm.DefaultMaxConcurrent), "model calls in flight at most (env CRUCIBLE_MODEL_CONCURRENCY)")
+	fs.IntVar(&m.retries, "model-retries", llm.DefaultMaxRetries, "retries of a failed model call")
+}
+
+func envDuration(env envFunc, key string, def time.Duration) time.Duration {
+	if v := env.get(key, ""); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return def
+}
+
+func envInt(env envFunc, key string, def int) int {
+	if v := env.get(key, ""); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// indexAnalyzer gives the offline engine the index's analysis.
+type indexAnalyzer struct{ ix *index.Index }
+
+func (a indexAnalyzer) Terms(text string) []string            { return a.ix.Terms(text) }
+func (a indexAnalyzer) Sentences(text string) []pipeline.Span { return index.Sentences(text) }
+
+// engines builds the report engines this configuration offers: the offline
+// engine always, and the OpenAI-compatible endpoint when one is set (then
+// it comes first, as the default). Every model call goes through the
+// SQLite cache.
+func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) {
+	pipelineFor := func(model pipeline.Model, label string) *crucible.Engine {
+		return &crucible.Engine{
+			Searcher: a.searcher(), Store: a.db, Model: model,
+			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Name: label,
+		}
+	}
+	off := jobs.Engine{
+		Info: pipeline.EngineInfo{ID: "offline", Label: export.OfflineLabel, Offline: true},
+		Pipeline: pipelineFor(llm.Cached{
+			Next: offline.New(indexAnalyzer{a.index}), Store: a.db, Namespace: offline.Version,
+		}, export.OfflineLabel),
+	}
+	if m.url == "" {
+		return []jobs.Engine{off}, nil
+	}
+	if m.model == "" {
+		return nil, fmt.Errorf("%w: --model-url is set but no --model (or CRUCIBLE_MODEL) names the model to use", errUsage)
+	}
+	client, err := llm.NewOpenAI(llm.Config{
+		BaseURL: m.url, APIKey: m.key, Model: m.model, Timeout: m.timeout,
+		MaxConcurrent: m.concurrency, MaxRetries: m.retries, Logger: logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	remote := jobs.Engine{
+		Info:     pipeline.EngineInfo{ID: "openai", Label: client.Name()},
+		Pipeline: pipelineFor(llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, client.Name()),
+		Check:    client.Check,
+	}
+	return []jobs.Engine{remote, off}, nil
+}
+
+// pickEngine returns the engine with the id.
+func pickEngine(all []jobs.Engine, id string) (jobs.Engine, error) {
+	var ids []string
+	for _, e := range all {
+		if e.Info.ID == id {
+			return e, nil
+		}
+		ids = append(ids, e.Info.ID)
+	}
+	if id == "openai" {
+		return jobs.Engine{}, fmt.Errorf("%w: --engine openai needs --model-url and --model (or OPENAI_BASE_URL and CRUCIBLE_MODEL)", errUsage)
+	}
+	return jobs.Engine{}, fmt.Errorf("%w: unknown engine %q (available: %v)", errUsage, id, ids)
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/crucible-portal/crucible/index"
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/corpus"
+)
+
+// goldNugget is a line of testdata/eval/sotu-nuggets.jsonl.
+type goldNugget struct {
+	RequestID  string   `json:"request_id"`
+	NuggetID   string   `json:"nugget_id"`
+	Question   string   `json:"question"`
+	Answers    []string `json:"answers"`
+	Importance string   `json:"importance"`
+	DocIDs     []string `json:"docids"`
+}
+
+func readJSONL[T any](t testing.TB, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// normText folds text for answer matching: lower case, letters and digits
+// kept, digit group separators dropped ("1,000" = "1000"), everything else
+// a single space.
+func normText(s string) string {
+	var b strings.Builder
+	rs := []rune(strings.ToLower(s))
+	space := true
+	for i, r := range rs {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+			space = false
+		case r == ',' && i > 0 && i+1 < len(rs) && unicode.IsDigit(rs[i-1]) && unicode.IsDigit(rs[i+1]):
+			// thousands separator
+		default:
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+		}
+	}
+	return " " + strings.TrimSpace(b.String()) + " "
+}
+
+// nuggetRecall is the share of gold nuggets whose answer occurs in a
+// sentence citing one of the nugget's supporting addresses.
+func nuggetRecall(rep pipeline.Report, gold []goldNugget) (covered int) {
+	for _, g := range gold {
+		docs := map[string]bool{}
+		for _, d := range g.DocIDs {
+			docs[d] = true
+		}
+	sentences:
+		for _, s := range rep.Sentences {
+			if !docs[s.Citation.DocID] {
+				continue
+			}
+			text := normText(s.Text)
+			for _, a := range g.Answers {
+				if strings.Contains(text, normText(a)) {
+					covered++
+					break sentences
+				}
+			}
+		}
+	}
+	return covered
+}
+
+// TestOfflineQuality runs the offline engine and the lead baseline on the
+// held-out requests over the demo corpus, checks every report's citations
+// and limit, and logs nugget recall (gold answers found in sentences citing
+// a supporting address) for both. With CRUCIBLE_QUALITY_GATE=1 it also
+// requires the engine to beat the baseline — the issue's quality bar, not
+// met yet (see docs/pipeline.md). -short skips it.
+func TestOfflineQuality(t *testing.T) {
+	if testing.Short() {
+		t.Skip("quality run skipped in -short mode")
+	}
+	ctx := context.Background()
+	a, err := openApp(ctx, commonFlags{data: t.TempDir(), k1: index.DefaultOptions().K1, b: index.DefaultOptions().B})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := ingest(ctx, a, []string{"../../testdata/corpora/sotu.jsonl.gz"}, corpus.Options{}, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	engines, err := a.engines(modelFlags{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engines[0].Pipeline
+	reqs := readJSONL[requestLine](t, "../../testdata/eval/sotu-requests.jsonl")
+	gold := readJSONL[goldNugget](t, "../../testdata/eval/sotu-nuggets.jsonl")
+	byReq := map[string][]goldNugget{}
+	for _, g := range gold {
+		byReq[g.RequestID] = append(byReq[g.RequestID], g)
+	}
+	var total, offlineHits, leadHits int
+	for _, l := range reqs {
+		raw, _ := json.Marshal(l)
+		req, _, err := parseRequest(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := eng.Generate(ctx, req, pipeline.DefaultSettings(), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", req.ID, err)
+		}
+		lead, err := eng.Lead(ctx, req, index.Sentences)
+		if err != nil {
+			t.Fatalf("%s lead: %v", req.ID, err)
+		}
+		g := byReq[req.ID]
+		o, b := nuggetRecall(rep, g), nuggetRecall(lead, g)
+		t.Logf("%s: offline %d/%d (%d sentences, %d chars), lead %d/%d (%d sentences)", req.ID, o, len(g), len(rep.Sentences), rep.Length(), b, len(g), len(lead.Sentences))
+		total += len(g)
+		offlineHits += o
+		leadHits += b
+		if rep.Length() > req.Limit {
+			t.Errorf("%s: report of %d characters over its limit %d", req.ID, rep.Length(), req.Limit)
+		}
+		keys := map[string]bool{}
+		for _, s := range rep.Sentences {
+			d, err := a.db.Document(ctx, s.Citation.DocID)
+			if err != nil {
+				t.Errorf("%s: sentence cites %s: %v", req.ID, s.Citation.DocID, err)
+				continue
+			}
+			p, err := a.db.Passage(ctx, s.Citation.DocID, s.Citation.Ordinal)
+			if err != nil || s.Citation.Start < p.Start || s.Citation.End > p.End || s.Citation.Start >= s.Citation.End {
+				t.Errorf("%s: citation %+v outside its passage (%v)", req.ID, s.Citation, err)
+				continue
+			}
+			if span := d.Text[s.Citation.Start:s.Citation.End]; !strings.Contains(normText(span), strings.TrimSpace(normText(s.Text))) {
+				t.Errorf("%s: sentence %q not found in its cited span %q", req.ID, s.Text, span)
+			}
+			k := a.index.SentenceKey(s.Text)
+			if keys[k] {
+				t.Errorf("%s: duplicate sentence after stemming: %q", req.ID, s.Text)
+			}
+			keys[k] = true
+		}
+	}
+	or, lr := float64(offlineHits)/float64(total), float64(leadHits)/float64(total)
+	t.Logf("nugget recall over %d gold nuggets: offline engine %.3f, lead baseline %.3f", total, or, lr)
+	if offlineHits == 0 {
+		t.Error("the offline engine found no gold nugget at all")
+	}
+	if os.Getenv("CRUCIBLE_QUALITY_GATE") != "" && or <= lr {
+		t.Errorf("the offline engine (%.3f) does not beat the lead baseline (%.3f)", or, lr)
+	}
+}

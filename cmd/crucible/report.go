@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/crucible"
+	"github.com/crucible-portal/crucible/pipeline/export"
+)
+
+// requestLine is one line of a NeuCLIR-style requests file.
+type requestLine struct {
+	RequestID        json.RawMessage `json:"request_id"`
+	Title            string          `json:"title"`
+	Background       string          `json:"background"`
+	ProblemStatement string          `json:"problem_statement"`
+	Limit            int             `json:"limit"`
+	CollectionIDs    []string        `json:"collection_ids"`
+}
+
+// maxRequestLine bounds one line of a requests file.
+const maxRequestLine = 1 << 20
+
+func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", stderr)
+	var c commonFlags
+	c.register(fs, env)
+	var m modelFlags
+	m.register(fs, env)
+	requests := fs.String("requests", "", "JSON Lines `file` of NeuCLIR-style requests {request_id,title,background,problem_statement,limit}")
+	out := fs.String("out", "", "output `folder` for <request_id>.json reports")
+	engineID := fs.String("engine", "offline", "engine: offline or openai")
+	verify := fs.Bool("verify", false, "run the support and coverage checks (Crucible-Verified)")
+	markdown := fs.Bool("markdown", false, "also write <request_id>.md")
+	s := pipeline.DefaultSettings()
+	fs.IntVar(&s.Retrieve, "retrieve", s.Retrieve, "documents retrieved (N)")
+	fs.IntVar(&s.IdeationDocs, "ideation-docs", s.IdeationDocs, "documents nuggets are drawn from (D)")
+	fs.IntVar(&s.KeepNuggets, "keep-nuggets", s.KeepNuggets, "nuggets kept after ranking")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify]")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *requests == "" || *out == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: report needs --requests and --out", errUsage)
+	}
+	s.Verify = *verify
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	logger, _ := newLogger(stderr, env.get("CRUCIBLE_LOG_LEVEL", "warn"))
+	a, err := openApp(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if _, _, ok, err := a.indexInStep(ctx); err != nil {
+		return err
+	} else if !ok {
+		if err := a.rebuild(ctx, nil); err != nil {
+			return err
+		}
+	}
+	all, err := a.engines(m, logger)
+	if err != nil {
+		return err
+	}
+	eng, err := pickEngine(all, *engineID)
+	if err != nil {
+		return err
+	}
+	if eng.Check != nil {
+		if err := eng.Check(ctx); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Open(*requests)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+
+	r := bufio.NewReader(f)
+	line, ok, bad := 0, 0, 0
+	for {
+		raw, tooLong, rerr := readLine(r, maxRequestLine)
+		if len(raw) > 0 || tooLong || rerr == nil {
+			line++
+		}
+		if tooLong {
+			fmt.Fprintf(stderr, "skipped: %s:%d: line longer than %d bytes\n", *requests, line, maxRequestLine)
+			bad++
+		} else if strings.TrimSpace(string(raw)) != "" {
+			req, cols, perr := parseRequest(raw)
+			if perr == nil {
+				perr = runReport(ctx, eng.Pipeline.Generate, req, s, cols, *out, *markdown, a, stdout)
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if perr != nil {
+				fmt.Fprintf(stderr, "skipped: %s:%d: %v\n", *requests, line, perr)
+				bad++
+			} else {
+				ok++
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return fmt.Errorf("read %s: %w", *requests, rerr)
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %d report(s) to %s with the %s; %d request(s) failed\n", ok, *out, eng.Info.Label, bad)
+	if bad > 0 {
+		return &exitError{code: 3}
+	}
+	return nil
+}
+
+// readLine reads one line; a line longer than max bytes is consumed
+// without being kept and reported with tooLong.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong && len(line)+len(chunk) <= max {
+			line = append(line, chunk...)
+		} else {
+			tooLong, line = true, nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return line, tooLong, err
+	}
+}
+
+func parseRequest(raw []byte) (pipeline.Request, []string, error) {
+	var l requestLine
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return pipeline.Request{}, nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	id := strings.Trim(string(l.RequestID), `"`)
+	if id == "" || id == "null" {
+		return pipeline.Request{}, nil, fmt.Errorf(`missing "request_id"`)
+	}
+	req := pipeline.Request{
+		ID: id, Title: strings.TrimSpace(l.Title), Background: strings.TrimSpace(l.Background),
+		ProblemStatement: strings.TrimSpace(l.ProblemStatement), Limit: l.Limit,
+	}
+	if req.Title == "" {
+		// NeuCLIR requests always have a title; tolerate its absence by
+		// using the start of the problem statement.
+		req.Title = oneLine(req.ProblemStatement, 80)
+	}
+	if err := req.Validate(); err != nil {
+		return req, nil, err
+	}
+	return req, l.CollectionIDs, nil
+}
+
+// runReport makes one report and writes its files.
+func runReport(ctx context.Context, generate func(context.Context, pipeline.Request, pipeline.Settings, crucible.Observer) (pipeline.Report, error),
+	req pipeline.Request, s pipeline.Settings, cols []string, out string, md bool, a *app, stdout io.Writer) error {
+	start := time.Now()
+	obs := &usageObserver{}
+	rep, err := generate(ctx, req, s, obs)
+	if err != nil {
+		return fmt.Errorf("request %s: %w", req.ID, err)
+	}
+	b, err := export.NeuCLIRJSON(rep, cols)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(out, export.FileName(req.ID, ".json"))
+	if err := writeFileAtomic(path, b); err != nil {
+		return err
+	}
+	if md {
+		titles, err := a.db.Titles(ctx, export.CitedDocIDs(rep))
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(out, export.FileName(req.ID, ".md")), []byte(export.Markdown(rep, titles))); err != nil {
+			return err
+		}
+	}
+	u := obs.last.Usage
+	fmt.Fprintf(stdout, "%s: %d sentences, %d/%d characters, %d model calls (%d cached) in %s -> %s\n",
+		req.ID, len(rep.Sentences), rep.Length(), req.Limit, u.Calls, u.CacheHits, time.Since(start).Round(10*time.Millisecond), path)
+	return nil
+}
+
+// usageObserver keeps the last progress of a batch run (for its usage).
+type usageObserver struct{ last pipeline.Progress }
+
+func (o *usageObserver) Progress(p pipeline.Progress)                             { o.last = p }
+func (o *usageObserver) Retrieved(context.Context, []pipeline.RetrievedDoc) error { return nil }
+func (o *usageObserver) Nuggets(context.Context, []pipeline.Nugget) error         { return nil }
+func (o *usageObserver) Candidates(context.Context, []pipeline.Candidate) error   { return nil }
+
+// writeFileAtomic writes through a temporary file and a rename, so an
+// interrupted run never leaves half a report.
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

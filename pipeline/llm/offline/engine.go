@@ -1,0 +1,280 @@
+package offline
+
+import (
+	"context"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// Version names the engine in ModelResponse.Model and in the answer cache's
+// namespace. Change it whenever a method changes its answers, so cached
+// answers of the old methods are not replayed as the new ones'.
+const Version = "offline-v1"
+
+// Analyzer is the text analysis the engine works with.
+type Analyzer interface {
+	// Terms returns the index terms of text in order: lower-cased, stop
+	// words removed, stemmed (the index's English analyzer).
+	Terms(text string) []string
+	// Sentences returns the byte spans of the sentences of text, in order.
+	Sentences(text string) []pipeline.Span
+}
+
+// AnalyzerFuncs adapts two functions to Analyzer, for wiring the index
+// package's analyzer (a method) and sentence splitter (a function).
+type AnalyzerFuncs struct {
+	TermsFunc     func(text string) []string
+	SentencesFunc func(text string) []pipeline.Span
+}
+
+// Terms calls TermsFunc.
+func (f AnalyzerFuncs) Terms(text string) []string { return f.TermsFunc(text) }
+
+// Sentences calls SentencesFunc.
+func (f AnalyzerFuncs) Sentences(text string) []pipeline.Span { return f.SentencesFunc(text) }
+
+// Engine is the offline engine: a pipeline.Model that answers every task of
+// pipeline/prompts from the request's structured input with lexical
+// methods. It is safe for concurrent use when its Analyzer is.
+type Engine struct {
+	an Analyzer
+	// scaffold holds the terms of the words the engine's own question
+	// templates add ("year", "amount", ...), which say nothing about the
+	// subject of a question and are left out of its term matching.
+	scaffold map[string]bool
+	// meta holds the terms of words that requests use to say what they
+	// want rather than what about ("describe", "information"); they weigh
+	// little in a request's vocabulary.
+	meta map[string]bool
+	// common holds the terms of the most frequent English words ("time",
+	// "make", "old"): a prior for how little a request term says when no
+	// collection statistics are at hand.
+	common map[string]bool
+}
+
+// scaffoldWords are the template words of the engine's nugget questions.
+const scaffoldWords = "year date month day decade percentage percent amount number name named " +
+	"given connection much many where which who what when"
+
+// metaWords are the words of a request that ask rather than name a
+// subject.
+const metaWords = "describe described describes description discuss discussed discusses discussion explain explained " +
+	"explains explanation identify find information info document documents report reports reporting mention " +
+	"mentioned mentions say says said statement statements relevant regarding concerning related relate relates " +
+	"example examples list provide provided details detail aspects aspect know want wants interested interest " +
+	"looking look learn understand overview summary summarize include includes including particular particularly " +
+	"specific specifically various different kind kinds type types way ways question questions answer answers " +
+	"propose proposed proposes proposal proposals " +
+	// In requests about addresses and statements, "presidents" names the
+	// speakers rather than the subject.
+	"president presidents presidential"
+
+// commonWords are frequent English content words that the index's stop
+// list keeps.
+const commonWords = "time year people way day man men thing things woman women life child children world school " +
+	"family group problem problems hand part place case week system work night point home room area lot " +
+	"right fact month book eye job word business issue side kind head house service friend father mother " +
+	"hour game line end member name team minute idea body back parent face others level door person result " +
+	"change morning reason moment good new first last long great little own old right big high different " +
+	"small large next early young important few bad same able best better full whole sure real clear " +
+	"possible true free hard strong certain general present past future today tonight years days times " +
+	"be get make go know take see come think look want give use find tell ask seem feel try leave call need " +
+	"become put mean keep let begin show hear play run move like live believe hold bring happen write sit " +
+	"stand lose meet include continue set learn lead understand watch follow stop create speak read allow " +
+	"add spend grow open walk win offer remember love consider appear buy wait serve die send expect build " +
+	"stay fall cut reach remain suggest pass require decide pull made done given taken said went came " +
+	"well just now even way many much every also very country countries nation government state public " +
+	"service power law city money world party business"
+
+// New returns an engine that analyses text with a. A nil analyzer gives an
+// engine whose every call fails with an error wrapping pipeline.ErrInvalid.
+func New(a Analyzer) *Engine {
+	e := &Engine{an: a, scaffold: map[string]bool{}, meta: map[string]bool{}, common: map[string]bool{}}
+	if a != nil {
+		for _, t := range a.Terms(scaffoldWords) {
+			e.scaffold[t] = true
+		}
+		for _, t := range a.Terms(metaWords) {
+			e.meta[t] = true
+		}
+		for _, t := range a.Terms(commonWords) {
+			e.common[t] = true
+		}
+	}
+	return e
+}
+
+// Complete answers req from req.Input, one of the prompts.XInput types, in
+// the task's canonical answer format (prompts.FormatX), so the task's
+// parser reads it as it reads a model's answer. req.Task may be empty; when
+// set it must be the task of the input. A missing engine analyzer, a
+// mismatched task or an input of another type is an error wrapping
+// pipeline.ErrInvalid; a cancelled ctx returns ctx's error.
+//
+// Token log-probabilities are filled in when req.Logprobs is set, for the
+// tasks whose stages read them (paraphrase, extract, verify_support and
+// verify_coverage): they carry the engine's own probability for its
+// answer. Token counts are 0: the engine reads no tokens.
+func (e *Engine) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return pipeline.ModelResponse{}, err
+	}
+	if e == nil || e.an == nil {
+		return pipeline.ModelResponse{}, pipeline.Invalidf("offline engine: no text analyzer configured")
+	}
+	task, err := taskOf(req.Input)
+	if err != nil {
+		return pipeline.ModelResponse{}, err
+	}
+	if req.Task != "" && req.Task != task {
+		return pipeline.ModelResponse{}, pipeline.Invalidf("offline engine: task %q was sent with the input of task %q (%T)", req.Task, task, req.Input)
+	}
+	var (
+		text  string
+		probs []pipeline.TokenLogprob
+	)
+	switch in := req.Input.(type) {
+	case prompts.SummarizeInput:
+		text, err = e.summarize(ctx, in)
+	case prompts.NuggetsInput:
+		text = prompts.FormatNuggets(prompts.NuggetsOutput{Nuggets: e.nuggets(in)})
+	case prompts.ParaphraseInput:
+		p := e.paraphrase(in)
+		text = prompts.FormatParaphrase(prompts.ParaphraseOutput{Same: p >= 0.5})
+		probs = yesNoLogprobs(p)
+	case prompts.NuggetQualityInput:
+		text = prompts.FormatNuggetQuality(e.quality(in))
+	case prompts.ExtractInput:
+		out, conf := e.extract(in)
+		text = prompts.FormatExtract(out)
+		probs = answerLogprobs(text, conf)
+	case prompts.VerifySupportInput:
+		p := e.verifySupport(in)
+		text = prompts.FormatVerifySupport(prompts.VerifySupportOutput{Yes: p >= 0.5})
+		probs = yesNoLogprobs(p)
+	case prompts.VerifyCoverageInput:
+		p := e.verifyCoverage(in)
+		text = prompts.FormatVerifyCoverage(prompts.VerifyCoverageOutput{Yes: p >= 0.5})
+		probs = yesNoLogprobs(p)
+	}
+	if err != nil {
+		return pipeline.ModelResponse{}, err
+	}
+	resp := pipeline.ModelResponse{Text: text, Model: Version}
+	if req.Logprobs {
+		resp.TokenLogprobs = probs
+	}
+	return resp, nil
+}
+
+// taskOf names the task of a structured input.
+func taskOf(input any) (pipeline.Task, error) {
+	switch input.(type) {
+	case prompts.SummarizeInput:
+		return prompts.TaskSummarize, nil
+	case prompts.NuggetsInput:
+		return prompts.TaskNuggets, nil
+	case prompts.ParaphraseInput:
+		return prompts.TaskParaphrase, nil
+	case prompts.NuggetQualityInput:
+		return prompts.TaskNuggetQuality, nil
+	case prompts.ExtractInput:
+		return prompts.TaskExtract, nil
+	case prompts.VerifySupportInput:
+		return prompts.TaskVerifySupport, nil
+	case prompts.VerifyCoverageInput:
+		return prompts.TaskVerifyCoverage, nil
+	case nil:
+		return "", pipeline.Invalidf("offline engine: the request has no structured input; the offline engine answers only requests built by pipeline/prompts")
+	}
+	return "", pipeline.Invalidf("offline engine: unknown input type %T; it answers the inputs of pipeline/prompts (SummarizeInput ... VerifyCoverageInput)", input)
+}
+
+// Probability bounds of the emitted log-probabilities: the engine is never
+// certain, and ln(0) would be -Inf.
+const (
+	minProb = 0.001
+	maxProb = 0.999
+)
+
+func clampProb(p float64) float64 {
+	if math.IsNaN(p) {
+		return minProb
+	}
+	return math.Max(minProb, math.Min(maxProb, p))
+}
+
+// yesNoLogprobs is the one-token answer of a yes/no task given p = P(yes):
+// the token given ("yes" when p ≥ 0.5) with its log-probability, and both
+// words as the alternatives, so prompts.YesProbability reads back p.
+func yesNoLogprobs(p float64) []pipeline.TokenLogprob {
+	p = clampProb(p)
+	yes, no := math.Log(p), math.Log(1-p)
+	tok := pipeline.TokenLogprob{Token: "yes", Logprob: yes}
+	if p < 0.5 {
+		tok = pipeline.TokenLogprob{Token: "no", Logprob: no}
+	}
+	tok.Top = []pipeline.TopLogprob{{Token: "yes", Logprob: yes}, {Token: "no", Logprob: no}}
+	return []pipeline.TokenLogprob{tok}
+}
+
+// answerLogprobs spells text as tokens (each word with the white space
+// before it) that all carry ln(conf), except the field labels, which are
+// format rather than answer and carry 0. The geometric mean over any field
+// value, the one prompts.SentenceLikelihood takes, is then conf.
+func answerLogprobs(text string, conf float64) []pipeline.TokenLogprob {
+	lp := math.Log(clampProb(conf))
+	var toks []pipeline.TokenLogprob
+	start := 0
+	for i := 0; i < len(text); {
+		// A token is a run of white space followed by a run of non-space.
+		j := i
+		for j < len(text) && isASCIISpace(text[j]) {
+			j++
+		}
+		for j < len(text) && !isASCIISpace(text[j]) {
+			j++
+		}
+		tok := text[start:j]
+		l := lp
+		if isLabelToken(tok) {
+			l = 0
+		}
+		toks = append(toks, pipeline.TokenLogprob{Token: tok, Logprob: l})
+		start, i = j, j
+	}
+	return toks
+}
+
+func isASCIISpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+func isLabelToken(tok string) bool {
+	switch strings.TrimSpace(tok) {
+	case "SUPPORT:", "SENTENCE:", "CONFIDENCE:":
+		return true
+	}
+	return false
+}
+
+// sigmoid is the logistic function.
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// upperFirst upper-cases the first letter of s.
+func upperFirst(s string) string {
+	for i, r := range s {
+		if unicode.IsLetter(r) {
+			if unicode.IsUpper(r) {
+				return s
+			}
+			return s[:i] + string(unicode.ToUpper(r)) + s[i+len(string(r)):]
+		}
+		if !unicode.IsPunct(r) && !unicode.IsSpace(r) {
+			return s
+		}
+	}
+	return s
+}

@@ -1,0 +1,270 @@
+package offline
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// Parameters of extraction.
+const (
+	// A sentence qualifies when it states the answer (match ≥
+	// extractAnswerMin) and uses at least extractQuestionMin of the
+	// question's weighted terms, or when it uses extractOverlapMin of the
+	// question's and answer's terms together.
+	extractAnswerMin   = 0.7
+	extractQuestionMin = 0.25
+	extractOverlapMin  = 0.6
+	// extractOverlapQuestionMin is the share of the question's own terms a
+	// sentence without the answer must use besides (the answer's terms
+	// alone, "15 years", say nothing of what the question is about).
+	extractOverlapQuestionMin = 0.5
+	// disagreeAnswer is the answer score of a sentence that gives a fact of
+	// the answer's kind in place of the answer ("15,000 men" for "12,000
+	// men") while using extractDisagreeQuestion of the question's terms:
+	// sources can differ, and the report should still hear from them.
+	disagreeAnswer        = 0.3
+	disagreeQuestion      = 0.75
+	disagreeQuestionTerms = 3
+	// disagreeMaxConfidence caps the confidence in such a sentence below
+	// the pipeline's default threshold: it may answer the question, but
+	// it does not state what the nugget's source did.
+	disagreeMaxConfidence   = 0.45
+	extractLongChars        = 400
+	extractLongFactor       = 0.8
+	extractPronounFactor    = 0.85
+	extractMinSentenceWords = 4
+)
+
+// extractCandidate is a passage sentence scored for a nugget.
+type extractCandidate struct {
+	support, sentence string
+	score             float64
+	long              bool
+}
+
+// extract finds the passage sentence that best answers the nugget and
+// returns it with the engine's confidence in it (for NONE, the confidence
+// that nothing answers).
+//
+// Each sentence (Analyzer.Sentences) gets:
+//
+//   - a, how well it states the nugget's answer (normalised: case,
+//     punctuation, number formats, stemming; 1 for the answer's terms in a
+//     row, 0.85 for all of them nearby, 0.6 for all its numbers, else
+//     partial; a name counts only when written with its capital; 0.3 for a
+//     fact of the answer's kind in its place when the sentence uses at
+//     least 0.75 of the question's terms and three of them);
+//   - q, the share of the question's terms it uses, weighted (the
+//     request's own terms 0.6, others 1; template words left out);
+//   - r, the share of the title and problem statement terms it uses.
+//
+// It qualifies with a ≥ 0.7 and q ≥ 0.25; with a different fact of the
+// answer's kind in its place (sources disagree; the confidence in such a
+// sentence is capped at 0.45, below the pipeline's default threshold); or,
+// for answers that are descriptions rather than facts (no date, amount,
+// number or name), when it uses 0.6 of the question's and answer's terms
+// together and 0.5 of the question's. Its confidence is
+// 0.15 + 0.45a + 0.35q + 0.05r, times 0.85 when it opens with a pronoun
+// ("It", "They", "This"...) and 0.8 beyond 400 characters; sentences
+// beyond 400 characters are taken only when no shorter one qualifies.
+// The best is cited verbatim as SUPPORT, and given as SENTENCE lightly
+// cleaned to stand alone (see cleanSentence); a sentence that still refers
+// to its source (prompts.SourceReference) or has fewer than four words is
+// passed over. NONE when no sentence qualifies.
+func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float64) {
+	prof := e.profileOf(in.Request)
+	wt := e.newWordTerms()
+	passage := in.PassageText
+	qTerms := distinct(e.questionTerms(in.Nugget.Question))
+	answer := normalize(in.Nugget.Answer, wt)
+	aTerms := distinct(e.an.Terms(in.Nugget.Answer))
+	kind, isFact := e.answerKind(in.Nugget.Answer, wt)
+	concreteAnswer := isFact && kind != factName
+
+	qWeight := func(t string) float64 {
+		if prof.weight[t] > 0 {
+			return 0.6
+		}
+		return 1
+	}
+	qaTerms := distinct(append(append([]string(nil), qTerms...), aTerms...))
+
+	var cands []extractCandidate
+	bestAny := 0.0
+	for _, sp := range e.an.Sentences(passage) {
+		if sp.Start < 0 || sp.End > len(passage) || sp.Start >= sp.End {
+			continue
+		}
+		raw := strings.TrimSpace(passage[sp.Start:sp.End])
+		if raw == "" {
+			continue
+		}
+		terms := setOf(e.an.Terms(raw))
+		q := weightedShare(qTerms, terms, qWeight)
+		qa := weightedShare(qaTerms, terms, qWeight)
+		a := answerMatch(normalize(raw, wt), answer)
+		disagrees := false
+		if a < extractAnswerMin && concreteAnswer && q >= disagreeQuestion && countIn(qTerms, terms) >= disagreeQuestionTerms &&
+			e.hasFactOfKind(raw, kind, wt) {
+			a, disagrees = disagreeAnswer, true
+		}
+		if kind == factName && isFact && a >= extractAnswerMin && !namedAsSuch(raw, in.Nugget.Answer) {
+			a = 0 // "education" is not the name "Education"
+		}
+		r := weightedShare(prof.core, terms, func(string) float64 { return 1 })
+		score := 0.15 + 0.45*a + 0.35*q + 0.05*r
+		bestAny = max(bestAny, score)
+		statesAnswer := a >= extractAnswerMin && q >= extractQuestionMin
+		onTopic := !isFact && qa >= extractOverlapMin && q >= extractOverlapQuestionMin
+		if !statesAnswer && !disagrees && !onTopic {
+			continue
+		}
+		sentence := cleanSentence(raw)
+		if prompts.SourceReference(sentence) != "" || len(strings.Fields(sentence)) < extractMinSentenceWords {
+			continue
+		}
+		if startsWithPronoun(sentence) {
+			score *= extractPronounFactor
+		}
+		long := utf8.RuneCountInString(raw) > extractLongChars
+		if long {
+			score *= extractLongFactor
+		}
+		if disagrees {
+			score = math.Min(score, disagreeMaxConfidence)
+		}
+		cands = append(cands, extractCandidate{support: raw, sentence: sentence, score: clamp01(score), long: long})
+	}
+	if len(cands) == 0 {
+		return prompts.ExtractOutput{}, 1 - clamp01(bestAny)
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].long != cands[j].long {
+			return !cands[i].long
+		}
+		return cands[i].score > cands[j].score
+	})
+	best := cands[0]
+	return prompts.ExtractOutput{Found: true, Support: best.support, Sentence: best.sentence, Confidence: best.score}, best.score
+}
+
+// countIn counts the terms that the set has.
+func countIn(terms []string, set map[string]bool) int {
+	n := 0
+	for _, t := range terms {
+		if set[t] {
+			n++
+		}
+	}
+	return n
+}
+
+// namedAsSuch reports whether text writes the first word of a name as the
+// name does, capital included: a name's words in lower case name nothing.
+func namedAsSuch(text, name string) bool {
+	first := ""
+	for _, t := range tokenize(name) {
+		if t.kind == tokWord && t.capitalised() {
+			first = t.text
+			break
+		}
+	}
+	if first == "" {
+		return true
+	}
+	for _, t := range tokenize(text) {
+		if t.text == first || strings.TrimSuffix(strings.TrimSuffix(t.text, "'s"), "’s") == first {
+			return true
+		}
+	}
+	return false
+}
+
+// weightedShare is the weighted share of terms that the set has; 0 for no
+// terms.
+func weightedShare(terms []string, set map[string]bool, w func(string) float64) float64 {
+	total, have := 0.0, 0.0
+	for _, t := range terms {
+		total += w(t)
+		if set[t] {
+			have += w(t)
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return have / total
+}
+
+// hasFactOfKind reports whether text holds a fact of the given kind (years
+// and dates count as one kind).
+func (e *Engine) hasFactOfKind(text string, kind factKind, wt *wordTerms) bool {
+	for _, f := range e.findFacts(text, tokenize(text), wt) {
+		if sameKind(f.kind, kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// leadingConnectives open a sentence by linking it to the one before; the
+// cleaned sentence goes without them. Adverbs need their comma.
+var leadingConnectives = []string{
+	"And ", "But ", "Also, ", "Also ", "Moreover, ", "Furthermore, ", "However, ", "In addition, ",
+	"Besides, ", "Indeed, ", "Nevertheless, ", "Nonetheless, ", "Still, ", "Thus, ", "Hence, ",
+	"Therefore, ", "Accordingly, ", "Consequently, ", "Again, ", "Further, ", "Finally, ",
+}
+
+// cleanSentence makes a passage sentence stand alone: white space
+// collapsed, a heading in capitals or an address's salutation run into it
+// removed (see standAlone), a leading bullet or connective ("And", "But", "Also,",
+// "Moreover,"...) dropped, the first letter upper-cased, and a final full
+// stop added when it ends without one (a closing ':' ';' or ',' becomes a
+// full stop).
+func cleanSentence(s string) string {
+	s = standAlone(strings.Join(strings.Fields(s), " "))
+	s = strings.TrimLeft(s, "•*-–—# ")
+	for changed := true; changed; {
+		changed = false
+		for _, c := range leadingConnectives {
+			if len(s) > len(c) && strings.EqualFold(s[:len(c)], c) {
+				s = strings.TrimSpace(s[len(c):])
+				changed = true
+			}
+		}
+	}
+	s = upperFirst(s)
+	s = strings.TrimRight(s, ",;: ")
+	if s == "" {
+		return ""
+	}
+	end := strings.TrimRightFunc(s, func(r rune) bool {
+		return r == '"' || r == '”' || r == '’' || r == '\'' || r == ')' || r == ']'
+	})
+	if end == "" {
+		return s
+	}
+	if last, _ := utf8.DecodeLastRuneInString(end); last != '.' && last != '!' && last != '?' {
+		s += "."
+	}
+	return s
+}
+
+// startsWithPronoun reports whether a sentence opens with a pronoun whose
+// referent lies outside it.
+func startsWithPronoun(s string) bool {
+	w := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(w) == 0 {
+		return false
+	}
+	switch strings.ToLower(w[0]) {
+	case "he", "she", "it", "they", "this", "these", "those", "his", "her", "its", "their", "such":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,210 @@
+package offline
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+var tariffNugget = prompts.QA{Question: "Congress passed the McKinley Tariff in what year?", Answer: "1890"}
+
+// extractOf runs the extract task and parses its answer.
+func extractOf(t *testing.T, e *Engine, nugget prompts.QA, passage string) (prompts.ExtractOutput, pipeline.ModelResponse) {
+	t.Helper()
+	resp := complete(t, e, prompts.BuildExtract(prompts.ExtractInput{Request: tariffRequest, Nugget: nugget, DocID: "doc", PassageText: passage}))
+	out, err := prompts.ParseExtract(resp.Text)
+	if err != nil {
+		t.Fatalf("ParseExtract(%q): %v", resp.Text, err)
+	}
+	return out, resp
+}
+
+func TestExtractCitesTheAnsweringSentence(t *testing.T) {
+	tests := []struct {
+		name         string
+		nugget       prompts.QA
+		passage      string
+		wantSupport  string
+		wantSentence string
+		// disagrees marks a sentence that answers with another figure:
+		// its confidence stays below the default threshold.
+		disagrees bool
+	}{
+		{
+			name:   "answer in another wording",
+			nugget: tariffNugget,
+			passage: "The session was long. The McKinley Tariff, which Congress passed in 1890, was replaced four years later.\n" +
+				"In 1894 the Wilson-Gorman Act lowered the rates.",
+			wantSupport:  "The McKinley Tariff, which Congress passed in 1890, was replaced four years later.",
+			wantSentence: "The McKinley Tariff, which Congress passed in 1890, was replaced four years later.",
+		},
+		{
+			name:         "connective dropped and full stop added",
+			nugget:       tariffNugget,
+			passage:      "Wool prices rose. But in 1890 Congress passed the McKinley Tariff over the objections of importers",
+			wantSupport:  "But in 1890 Congress passed the McKinley Tariff over the objections of importers",
+			wantSentence: "In 1890 Congress passed the McKinley Tariff over the objections of importers.",
+		},
+		{
+			name:   "a sentence about its source is passed over",
+			nugget: tariffNugget,
+			passage: "This document states that Congress passed the McKinley Tariff in 1890. " +
+				"Congress passed the McKinley Tariff in 1890 after a long debate.",
+			wantSupport:  "Congress passed the McKinley Tariff in 1890 after a long debate.",
+			wantSentence: "Congress passed the McKinley Tariff in 1890 after a long debate.",
+		},
+		{
+			name:         "number written differently",
+			nugget:       prompts.QA{Question: "The new tariff act reduced the revenue from sugar by how much?", Answer: "$50,000,000"},
+			passage:      "Sugar came in free. Revenue from sugar was reduced by 50000000 dollars under the new tariff act. Wool did not.",
+			wantSupport:  "Revenue from sugar was reduced by 50000000 dollars under the new tariff act.",
+			wantSentence: "Revenue from sugar was reduced by 50000000 dollars under the new tariff act.",
+		},
+		{
+			name:         "sources that disagree",
+			nugget:       prompts.QA{Question: "The Secretary of the Navy asks for how many more seamen?", Answer: "12,000 more seamen"},
+			passage:      "The Secretary of the Navy asks for 15,000 more seamen. The fleet is at sea.",
+			wantSupport:  "The Secretary of the Navy asks for 15,000 more seamen.",
+			wantSentence: "The Secretary of the Navy asks for 15,000 more seamen.",
+			disagrees:    true,
+		},
+	}
+	e := newTestEngine()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, resp := extractOf(t, e, tt.nugget, tt.passage)
+			if !out.Found {
+				t.Fatalf("NONE (%q); want the sentence %q", resp.Text, tt.wantSentence)
+			}
+			if diff := cmp.Diff(tt.wantSupport, out.Support); diff != "" {
+				t.Errorf("support (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantSentence, out.Sentence); diff != "" {
+				t.Errorf("sentence (-want +got)\n%s", diff)
+			}
+			start, end, ok := prompts.LocateSupport(tt.passage, out.Support)
+			if !ok || tt.passage[start:end] != tt.wantSupport {
+				t.Errorf("LocateSupport finds %q (%v), want the cited sentence", tt.passage[start:end], ok)
+			}
+			if ref := prompts.SourceReference(out.Sentence); ref != "" {
+				t.Errorf("sentence refers to its source: %q", ref)
+			}
+			switch {
+			case tt.disagrees && (out.Confidence <= 0 || out.Confidence >= 0.5):
+				t.Errorf("confidence %g for a sentence that gives another figure, want it in (0, 0.5)", out.Confidence)
+			case !tt.disagrees && (out.Confidence < 0.5 || out.Confidence > 1):
+				t.Errorf("confidence %g for a sentence that answers the question", out.Confidence)
+			}
+		})
+	}
+}
+
+func TestExtractNoneForUnrelatedPassages(t *testing.T) {
+	tests := []struct {
+		name    string
+		nugget  prompts.QA
+		passage string
+	}{
+		{"other subject", tariffNugget, navyAddress},
+		{"same year, other event", tariffNugget, "In 1890 the census counted the people of Idaho. The Navy bought coal."},
+		{"subject without the answer", tariffNugget, "The McKinley Tariff was debated in the newspapers for months."},
+		{"scattered numbers", prompts.QA{Question: "How many years will the Social Security trust fund last?", Answer: "15 years"},
+			"Each year the Government spends $15 billion on schools."},
+		{"empty passage", tariffNugget, ""},
+	}
+	e := newTestEngine()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, resp := extractOf(t, e, tt.nugget, tt.passage)
+			if out.Found {
+				t.Errorf("found %q in an unrelated passage (answer %q)", out.Sentence, resp.Text)
+			}
+		})
+	}
+}
+
+func TestExtractPrefersShortSentences(t *testing.T) {
+	long := "In 1890, after a debate that " + strings.Repeat("lasted through many long and tiring sessions of both houses and ", 8) +
+		"ended in the summer, Congress passed the McKinley Tariff."
+	short := "Congress passed the McKinley Tariff in 1890."
+	out, _ := extractOf(t, newTestEngine(), tariffNugget, long+" "+short)
+	if out.Sentence != short {
+		t.Errorf("sentence = %q, want the short one", out.Sentence)
+	}
+	out, _ = extractOf(t, newTestEngine(), tariffNugget, long)
+	if !out.Found {
+		t.Error("a long sentence is not taken when it is the only one")
+	}
+}
+
+func TestExtractConfidenceReadsBackFromLogprobs(t *testing.T) {
+	e := newTestEngine()
+	for _, passage := range []string{
+		"Congress passed the McKinley Tariff in 1890.",
+		"It is said that in 1890 Congress passed a tariff named for McKinley.",
+		"The McKinley Tariff was passed in the autumn of 1890 by Congress, to the dismay of importers.",
+	} {
+		out, resp := extractOf(t, e, tariffNugget, passage)
+		if !out.Found {
+			t.Fatalf("NONE for %q", passage)
+		}
+		got, ok := prompts.SentenceLikelihood(resp)
+		if !ok {
+			t.Fatalf("SentenceLikelihood found no SENTENCE tokens in %+v", resp.TokenLogprobs)
+		}
+		if math.Abs(got-out.Confidence) > 0.01 {
+			t.Errorf("%q: token likelihood %g, stated confidence %g", passage, got, out.Confidence)
+		}
+	}
+	// NONE carries the engine's confidence that nothing answers.
+	_, resp := extractOf(t, e, tariffNugget, navyAddress)
+	if len(resp.TokenLogprobs) != 1 || resp.TokenLogprobs[0].Token != "NONE" || resp.TokenLogprobs[0].Logprob > 0 {
+		t.Errorf("NONE answer log-probabilities = %+v", resp.TokenLogprobs)
+	}
+}
+
+func TestExtractConfidenceOrdersCandidates(t *testing.T) {
+	e := newTestEngine()
+	exact, _ := extractOf(t, e, tariffNugget, "Congress passed the McKinley Tariff in 1890.")
+	weaker, _ := extractOf(t, e, tariffNugget, "It was in 1890 that the tariff passed.")
+	if !exact.Found || !weaker.Found {
+		t.Fatalf("found: %v, %v", exact.Found, weaker.Found)
+	}
+	if exact.Confidence <= weaker.Confidence {
+		t.Errorf("confidence of a full restatement %g ≤ that of a vague pronoun sentence %g", exact.Confidence, weaker.Confidence)
+	}
+}
+
+func TestCleanSentence(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"  and   the tariff\nwas passed  ", "The tariff was passed."},
+		{"Moreover, duties rose;", "Duties rose."},
+		{"Also, it passed!", "It passed!"},
+		{`He said "the tariff is law."`, `He said "the tariff is law."`},
+		{"However, in addition, wool rose (sharply)", "Wool rose (sharply)."},
+		{"Mr. Speaker, Members of Congress: The tariff passed in 1890.", "The tariff passed in 1890."},
+		{"• 12 percent of imports were taxed", "12 percent of imports were taxed."},
+	}
+	for _, tt := range tests {
+		if got := cleanSentence(tt.in); got != tt.want {
+			t.Errorf("cleanSentence(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkExtract(b *testing.B) {
+	e := newTestEngine()
+	req := prompts.BuildExtract(prompts.ExtractInput{Request: tariffRequest, Nugget: tariffNugget, DocID: "doc", PassageText: tariffAddress})
+	ctx := b.Context()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Complete(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

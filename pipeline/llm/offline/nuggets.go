@@ -1,0 +1,907 @@
+package offline
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// Bounds of nugget questions, in words.
+const (
+	minQuestionWords = 4
+	maxQuestionWords = 32
+	// nuggetsPerSentence bounds the nuggets drawn from one summary sentence.
+	nuggetsPerSentence = 2
+	// keyphraseWords bounds the words of a template question's keyphrase.
+	keyphraseWords = 9
+	// wholeSentenceWords is the longest sentence whose question keeps all
+	// of it up to the fact's clause (the context before it, where the
+	// subject usually is).
+	wholeSentenceWords = 28
+)
+
+// nuggets turns a summary into question-and-answer nuggets.
+//
+// Every fact span of every summary sentence (see findFacts: dates, sums of
+// money, percentages, quantities, names) is a candidate answer, taken as
+// the sentence writes it. Its question restates the clause holding it with
+// the fact replaced by a wh-phrase of the fact's kind, in place (see
+// clauseQuestion): "In 1890 Congress passed the McKinley Tariff." asks
+// "Congress passed the McKinley Tariff in what year?", and "The tariff
+// raised duties by 3 percent." asks "The tariff raised duties by what
+// percentage?". A phrase holding the fact that opens the clause or is set
+// off by commas moves to the end; a fact that is the clause's subject
+// becomes its wh-word ("Which treaty ended the war?"); a clause too long
+// for a question loses its parenthetical phrases. When the clause still
+// makes no good question (too long or short, no verb, a pronoun such as
+// "he", "it" or "we" that leans on context, the fact used as a modifier as
+// in "the 1890 census", or coordinated with another name), a template
+// question names the fact's kind and the sentence's best noun phrase
+// instead ("What year is given for the tariff bill?", see keyphrase).
+//
+// Candidates are scored by the kind of fact (dates, sums and percentages
+// first, then quantities and names) times 1 plus the request weight of the
+// sentence's terms. Names made only of words such as "United States", and
+// names or phrases made only of the request's own terms, are no news and
+// are left out. Sentences with fewer than two facts may also give a
+// definition ("What is the broader task of preventing unemployment?") or
+// the object their clause ends on ("... attributed to what?"), worth less
+// than a fact (see phrases.go). Each sentence gives at most two nuggets
+// with distinct answers (compared normalised); the most relevant sentences
+// give first, one nugget per sentence per round, so the nuggets spread
+// over the summary. At most in.Max (or prompts.DefaultMaxNuggets) nuggets,
+// NONE when the summary gives none.
+func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
+	max := in.Max
+	if max <= 0 {
+		max = prompts.DefaultMaxNuggets
+	}
+	prof := e.profileOf(in.Request)
+	wt := e.newWordTerms()
+	summary := strings.Join(strings.Fields(in.Summary), " ")
+
+	type candidate struct {
+		qa    prompts.QA
+		key   string
+		score float64
+	}
+	type sentence struct {
+		relevance float64
+		cands     []candidate
+	}
+	var sents []sentence
+	for _, sp := range e.an.Sentences(summary) {
+		if sp.Start < 0 || sp.End > len(summary) || sp.Start >= sp.End {
+			continue
+		}
+		s := summary[sp.Start:sp.End]
+		relevance := 0.0
+		for _, t := range distinct(e.an.Terms(s)) {
+			relevance += prof.weight[t]
+		}
+		toks := tokenize(s)
+		st := sentence{relevance: relevance}
+		facts := e.findFacts(s, toks, wt)
+		for _, f := range facts {
+			answer := answerText(s, f)
+			key := strings.Join(normalize(answer, wt), " ")
+			if key == "" {
+				continue
+			}
+			if f.kind == factName && (f.generic || allIn(e.an.Terms(answer), prof.weight)) {
+				continue // "United States", or the request's own subject: no news
+			}
+			q := e.question(s, toks, f, prof, wt)
+			if q == "" {
+				continue
+			}
+			score := factValue(f) * (1 + relevance)
+			st.cands = append(st.cands, candidate{qa: prompts.QA{Question: q, Answer: answer}, key: key, score: score})
+		}
+		// Sentences with at most one fact may also give a definition or the
+		// object their clause ends on.
+		if len(st.cands) < nuggetsPerSentence {
+			if qa, ok := e.copulaNugget(s, toks, wt); ok {
+				if key := strings.Join(normalize(qa.Answer, wt), " "); key != "" {
+					st.cands = append(st.cands, candidate{qa: qa, key: key, score: copulaValue * (1 + relevance)})
+				}
+			}
+		}
+		if len(st.cands) < nuggetsPerSentence {
+			if f, ok := e.objectFact(toks, facts, wt); ok {
+				answer := answerText(s, f)
+				key := strings.Join(normalize(answer, wt), " ")
+				if q := e.clauseQuestion(s, toks, f, wt); q != "" && key != "" && !allIn(e.an.Terms(answer), prof.weight) {
+					score := phraseValue * (1 + relevance)
+					st.cands = append(st.cands, candidate{qa: prompts.QA{Question: q, Answer: answer}, key: key, score: score})
+				}
+			}
+		}
+		sort.SliceStable(st.cands, func(i, j int) bool { return st.cands[i].score > st.cands[j].score })
+		sents = append(sents, st)
+	}
+	sort.SliceStable(sents, func(i, j int) bool { return sents[i].relevance > sents[j].relevance })
+
+	var out []prompts.QA
+	seen := map[string]bool{}
+	taken := make([]int, len(sents))
+	next := make([]int, len(sents))
+	for round := 0; round < nuggetsPerSentence && len(out) < max; round++ {
+		for i := range sents {
+			if len(out) >= max {
+				break
+			}
+			for next[i] < len(sents[i].cands) && taken[i] <= round {
+				c := sents[i].cands[next[i]]
+				next[i]++
+				if seen[c.key] {
+					continue
+				}
+				seen[c.key] = true
+				taken[i]++
+				out = append(out, c.qa)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// factValue is the prior worth of a kind of fact as a nugget answer.
+func factValue(f fact) float64 {
+	switch f.kind {
+	case factMoney, factPercent:
+		return 1
+	case factDate:
+		if f.day {
+			return 1
+		}
+		return 0.95
+	case factYear:
+		return 0.9
+	case factQuantity:
+		if f.noun != "" {
+			return 0.85
+		}
+		return 0.6
+	}
+	switch {
+	case f.generic:
+		return 0.2
+	case f.person, f.head != "":
+		return 0.8
+	}
+	return 0.6
+}
+
+// allIn reports whether every term of ts has a weight in w (and there is
+// at least one).
+func allIn(ts []string, w map[string]float64) bool {
+	if len(ts) == 0 {
+		return false
+	}
+	for _, t := range ts {
+		if w[t] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// whPhrase is the question phrase that asks for a fact.
+func whPhrase(f fact) string {
+	switch f.kind {
+	case factYear:
+		if f.decade {
+			return "what decade"
+		}
+		return "what year"
+	case factDate:
+		if f.day {
+			return "what date"
+		}
+		return "what month"
+	case factMoney:
+		return "how much"
+	case factPercent:
+		return "what percentage"
+	case factQuantity:
+		if f.noun != "" {
+			return "how many " + f.noun
+		}
+		return "what number"
+	}
+	switch {
+	case f.head != "":
+		return "which " + f.head
+	case f.person:
+		return "who"
+	case f.place:
+		return "where"
+	}
+	return "what"
+}
+
+// Word classes of question building.
+var (
+	coordinators  = map[string]bool{"and": true, "but": true, "or": true, "yet": true, "so": true, "nor": true}
+	clauseOpeners = map[string]bool{
+		"while": true, "whereas": true, "although": true, "though": true, "when": true, "because": true,
+		"as": true, "whilst": true,
+	}
+	// discourseAdverbs link a sentence to the one before; a question goes
+	// without them.
+	discourseAdverbs = map[string]bool{
+		"thus": true, "hence": true, "therefore": true, "moreover": true, "furthermore": true, "however": true,
+		"also": true, "accordingly": true, "consequently": true, "indeed": true, "besides": true, "still": true,
+		"nevertheless": true, "nonetheless": true, "again": true, "finally": true, "further": true, "meanwhile": true,
+		"and": true, "but": true, "so": true, "yet": true,
+	}
+	relativeOpeners = map[string]bool{"which": true, "who": true, "whom": true, "whose": true, "where": true}
+	conditionals    = map[string]bool{"if": true, "unless": true, "whether": true}
+	dropBeforeFact  = map[string]bool{
+		"the": true, "a": true, "an": true, "about": true, "nearly": true, "approximately": true, "almost": true,
+		"roughly": true, "some": true, "around": true, "just": true,
+	}
+	determiners  = map[string]bool{"the": true, "a": true, "an": true, "this": true, "its": true, "our": true, "their": true, "his": true, "her": true}
+	prepositions = map[string]bool{
+		"in": true, "on": true, "at": true, "by": true, "since": true, "until": true, "till": true, "from": true,
+		"during": true, "before": true, "after": true, "of": true, "to": true, "for": true, "through": true,
+		"within": true, "into": true, "near": true, "across": true, "throughout": true, "over": true, "under": true,
+	}
+	// pronouns make a question lean on its context; possessives of the
+	// first and third person become "the".
+	pronouns = map[string]bool{
+		"he": true, "she": true, "him": true, "her": true, "it": true, "they": true, "them": true,
+		"this": true, "these": true, "those": true, "we": true, "us": true, "i": true, "me": true,
+		"you": true, "hers": true, "ours": true, "theirs": true, "mine": true, "yours": true,
+		"himself": true, "herself": true, "itself": true, "themselves": true, "ourselves": true,
+	}
+	possessives = map[string]bool{"our": true, "their": true, "its": true, "his": true, "my": true, "your": true}
+)
+
+// question builds the question of a fact of sentence s (see nuggets); ""
+// when neither the clause nor the template gives one.
+func (e *Engine) question(s string, toks []token, f fact, prof profile, wt *wordTerms) string {
+	if q := e.clauseQuestion(s, toks, f, wt); q != "" {
+		return q
+	}
+	return e.templateQuestion(s, toks, f, prof, wt)
+}
+
+// clauseBoundary reports whether token b ends a clause: a semicolon, colon,
+// dash or bracket, or a comma before a conjunction or relative pronoun.
+func clauseBoundary(toks []token, b int) bool {
+	t := toks[b]
+	if t.kind != tokSymbol {
+		return false
+	}
+	switch t.text {
+	case ";", ":", "—", "–", "(", ")", "[", "]":
+		return true
+	case "-":
+		return b > 0 && b+1 < len(toks) && toks[b-1].end < t.start && t.end < toks[b+1].start
+	case ",":
+		if b+1 >= len(toks) {
+			return false
+		}
+		w := toks[b+1].lower()
+		switch {
+		case coordinators[w]:
+			// ", and the army ...": a new clause only when a subject
+			// seems to follow; ", and only awaits ..." shares the
+			// subject before it.
+			return b+2 < len(toks) && subjectStart(toks[b+2])
+		case clauseOpeners[w], relativeOpeners[w], conditionals[w]:
+			return true
+		}
+	}
+	return false
+}
+
+// subjectStart reports whether a token can open a clause's subject: a
+// determiner or pronoun, a capitalised word or a number.
+func subjectStart(t token) bool {
+	switch t.kind {
+	case tokNumber:
+		return true
+	case tokWord:
+		l := t.lower()
+		return t.capitalised() || determiners[l] || pronouns[l] || possessives[l] || l == "that" || l == "some" ||
+			l == "many" || l == "most" || l == "all" || l == "each" || l == "every" || l == "no" || l == "such"
+	}
+	return currencySymbols[t.text]
+}
+
+// hardBoundary reports whether token b ends a clause for certain: a
+// semicolon, colon, dash or bracket.
+func hardBoundary(toks []token, b int) bool {
+	return clauseBoundary(toks, b) && toks[b].text != ","
+}
+
+// clauseQuestion asks for f within its clause; "" when the clause does
+// not make a good question.
+func (e *Engine) clauseQuestion(s string, toks []token, f fact, wt *wordTerms) string {
+	n := len(toks)
+	words := countWords(toks)
+	// The clause: back to the last boundary before the fact (only a hard
+	// one in a short sentence, whose other clauses keep the subject and
+	// context), on to the next boundary after it.
+	cs, ce := 0, n
+	for b := f.first - 1; b >= 0; b-- {
+		if hardBoundary(toks, b) || words > wholeSentenceWords && clauseBoundary(toks, b) {
+			cs = b + 1
+			break
+		}
+	}
+	for b := f.last + 1; b < n; b++ {
+		if clauseBoundary(toks, b) || toks[b].text == "," && b+1 < n && coordinators[toks[b+1].lower()] {
+			ce = b
+			break
+		}
+	}
+	// A sentence's closing punctuation is not part of the clause.
+	for ce > f.last+1 && toks[ce-1].kind == tokSymbol && strings.Contains(".!?\"”’'", toks[ce-1].text) {
+		ce--
+	}
+	// "Thus, ...", "And ...": linking words go.
+	for cs < f.first && toks[cs].kind == tokWord && discourseAdverbs[toks[cs].lower()] {
+		cs++
+		if cs < f.first && toks[cs].text == "," {
+			cs++
+		}
+	}
+	// "I recommend that Congress appropriate ...": the speaker's framing
+	// goes when a subject follows "that".
+	if cs < f.first && (toks[cs].is("I") || toks[cs].is("we")) {
+		for k := cs + 1; k < f.first && k <= cs+4; k++ {
+			if toks[k].kind != tokWord {
+				break
+			}
+			if toks[k].is("that") {
+				if k+1 < f.first+1 && k+1 < n && subjectStart(toks[k+1]) && !pronouns[toks[k+1].lower()] {
+					cs = k + 1
+				}
+				break
+			}
+		}
+	}
+	if cs < f.first {
+		w := toks[cs].lower()
+		switch {
+		case conditionals[w]:
+			return ""
+		case relativeOpeners[w]:
+			// "..., which raised duties by 3 percent": keep the clause the
+			// relative pronoun refers to.
+			prev := 0
+			for b := cs - 2; b >= 0; b-- {
+				if clauseBoundary(toks, b) {
+					prev = b + 1
+					break
+				}
+			}
+			if prev < cs-1 {
+				cs = prev
+			}
+		case clauseOpeners[w] || coordinators[w]:
+			cs++
+		}
+	}
+	// Words dropped before the fact ("the", "about") and a preposition
+	// that the wh-phrase changes or takes with it.
+	p := f.first - 1
+	for p >= cs && toks[p].kind == tokWord && dropBeforeFact[toks[p].lower()] {
+		p--
+	}
+	wh := whPhrase(f)
+	prep := ""
+	if p >= cs && toks[p].kind == tokWord && prepositions[toks[p].lower()] {
+		prep = toks[p].lower()
+		if f.kind == factDate && f.day && prep == "in" {
+			prep = "on"
+		}
+		p--
+	}
+	if wh == "where" {
+		if prep == "" {
+			wh = "what" // no place preposition: a subject or object
+		} else {
+			prep = "" // "landed in Cuba": "landed where"
+		}
+	}
+	// A fact used as a modifier ("the 1890 census", "the Department of
+	// Labor index") cannot be replaced by a wh-phrase. A following word in
+	// -ed or -ing is taken for a verb ("the McKinley Tariff raised").
+	// "in the 1970's", "on the 10th of September" are time phrases whose
+	// article goes with the fact.
+	timePhrase := (f.kind == factYear || f.kind == factDate) && f.first >= 2 && timePrepositions[toks[f.first-2].lower()]
+	if f.first > cs && determiners[toks[f.first-1].lower()] && f.last+1 < ce && !(f.kind == factDate && f.day) && !timePhrase {
+		nt := toks[f.last+1]
+		l := nt.lower()
+		if nt.kind == tokWord && !nt.capitalised() && wt.content(nt) && !strings.HasSuffix(l, "ing") && !strings.HasSuffix(l, "ed") &&
+			!numberWordsOrScale(l) {
+			return ""
+		}
+	}
+	// An appositive (", President Clinton,") is no place for a wh-phrase.
+	if prep == "" && p >= cs && p == f.first-1 && toks[p].text == "," && f.last+1 < len(toks) && toks[f.last+1].text == "," {
+		return ""
+	}
+	// A fact coordinated with another ("Puerto Rico and the Philippines
+	// hold ...") or offered as another name (", or SALT") makes an awkward
+	// wh-phrase.
+	if f.last+2 < ce && (toks[f.last+1].is("and") || toks[f.last+1].is("or")) && subjectStart(toks[f.last+2]) ||
+		f.first >= 2 && toks[f.first-1].is("or") && toks[f.first-2].text == "," {
+		return ""
+	}
+	// A phrase holding the fact moves to the end of the question when it
+	// opens the clause ("In 1890, Congress passed ...", "During the six
+	// months prior to June 30, 1887, the surplus grew ...") or is set off
+	// by commas after a preposition (", by its joint resolution of April
+	// 20, 1898,"): movedFrom is its first token, -1 when there is none.
+	afterFact := f.last + 1
+	for afterFact < ce && toks[afterFact].text == "," && dateComma(toks, afterFact) {
+		afterFact++
+	}
+	movedFrom := -1
+	phraseEnds := afterFact >= ce || toks[afterFact].text == ","
+	switch {
+	case p < cs && prep != "":
+		movedFrom = cs // the preposition and the fact alone
+	case p >= cs && toks[cs].kind == tokWord && prepositions[toks[cs].lower()] && afterFact < ce && toks[afterFact].text == ",":
+		movedFrom = cs
+	case phraseEnds && p >= cs:
+		for a := p; a > cs; a-- {
+			if toks[a].text == "," && !dateComma(toks, a) {
+				if a+1 < n && toks[a+1].kind == tokWord && prepositions[toks[a+1].lower()] {
+					movedFrom = a + 1
+				}
+				break
+			}
+		}
+	}
+	// The question ends at the first comma after the fact, except after a
+	// moved phrase: what follows is other news.
+	if movedFrom < 0 {
+		for b := f.last + 1; b < ce; b++ {
+			if toks[b].text == "," && !dateComma(toks, b) {
+				ce = b
+				break
+			}
+		}
+	}
+	// A clause too long for a question loses its parenthetical phrases
+	// (", under which the canal was made possible,"), longest first.
+	removed := make([]bool, n)
+	keep := min(p+1, f.first) // the fact with its preposition and article
+	if p < cs {
+		keep = cs
+	}
+	if countWords(toks[cs:ce]) > maxQuestionWords-2 {
+		type segment struct{ open, close, words int }
+		var segs []segment
+		open := -1
+		for b := cs; b < ce; b++ {
+			if toks[b].text != "," || dateComma(toks, b) {
+				continue
+			}
+			if open > cs && (b < keep || open > f.last) {
+				segs = append(segs, segment{open, b, countWords(toks[open:b])})
+			}
+			open = b
+		}
+		sort.SliceStable(segs, func(i, j int) bool { return segs[i].words > segs[j].words })
+		total := countWords(toks[cs:ce])
+		for _, sg := range segs {
+			if total <= maxQuestionWords-2 {
+				break
+			}
+			if removed[sg.open] || removed[sg.close] {
+				continue // overlaps a segment already removed
+			}
+			for k := sg.open; k <= sg.close; k++ {
+				removed[k] = true
+			}
+			total -= sg.words
+		}
+	}
+	// join is the text of tokens a..b without the removed ones.
+	join := func(a, b int) string {
+		var sb strings.Builder
+		prev := -1
+		for k := a; k <= b && k < n; k++ {
+			if removed[k] {
+				continue
+			}
+			if prev >= 0 {
+				if prev == k-1 {
+					sb.WriteString(s[toks[prev].end:toks[k].start])
+				} else {
+					sb.WriteByte(' ')
+				}
+			}
+			sb.WriteString(s[toks[k].start:toks[k].end])
+			prev = k
+		}
+		return sb.String()
+	}
+	after := ""
+	if afterFact < ce {
+		after = s[toks[afterFact-1].end:toks[afterFact].start] + join(afterFact, ce-1)
+	}
+	var before, q string
+	switch {
+	case movedFrom >= 0:
+		// The phrase goes to the end: "Congress passed the McKinley Tariff
+		// in what year?"
+		if movedFrom > cs {
+			before = join(cs, movedFrom-2) // up to the comma before the phrase
+		}
+		rest := strings.TrimLeft(after, " ,")
+		phrase := ""
+		if movedFrom <= p {
+			phrase = join(movedFrom, p)
+		}
+		if prep != "" {
+			phrase += " " + prep
+		}
+		before = strings.TrimSpace(before + " " + rest)
+		if before == "" {
+			return "" // the phrase is all there is
+		}
+		after = ""
+		q = before + " " + lowerFirstWord(strings.TrimSpace(phrase)) + " " + wh
+	case p < cs && f.place && f.first > cs:
+		// "In Cuba, troops landed": the place went with its preposition.
+		before = strings.TrimLeft(after, " ,")
+		after = ""
+		q = before + " " + wh
+	case p < cs:
+		// The fact is the clause's subject: "Which treaty ended the war?"
+		q = wh + after
+	default:
+		if toks[cs].kind == tokWord && prepositions[toks[cs].lower()] {
+			// "To the results of the legislation upon what?": a phrase
+			// with no clause to belong to.
+			return ""
+		}
+		before = join(cs, p)
+		if prep != "" {
+			before += " " + prep
+		}
+		q = before + " " + wh + after
+	}
+	q = finishQuestion(q, wt)
+	if q == "" || !e.questionBodyOK(q, before+" "+after, wt) {
+		return ""
+	}
+	return q
+}
+
+// lowerFirstWord lower-cases the first letter of s unless its first word
+// looks like a name (capitalised after its first letter too, as "McKinley",
+// or an abbreviation).
+func lowerFirstWord(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if !unicode.IsUpper(r) {
+		return s
+	}
+	word := s
+	if i := strings.IndexAny(s, " ,"); i >= 0 {
+		word = s[:i]
+	}
+	for _, c := range word[size:] {
+		if unicode.IsUpper(c) || c == '.' {
+			return s
+		}
+	}
+	return string(unicode.ToLower(r)) + s[size:]
+}
+
+// bareWord removes a contraction's ending: "he's" is "he", "i'll" is "i".
+func bareWord(w string) string {
+	for _, end := range []string{"'s", "'ll", "'re", "'ve", "'d", "'m", "’s", "’ll", "’re", "’ve", "’d", "’m"} {
+		if strings.HasSuffix(w, end) {
+			return w[:len(w)-len(end)]
+		}
+	}
+	return w
+}
+
+// auxiliaries and irregularPast are verbs that no suffix gives away.
+var (
+	auxiliaries = setOf(strings.Fields(`is was are were be been being has have had do does did will would shall
+		should can could may might must`))
+	irregularPast = setOf(strings.Fields(`made took gave came went began said held left sent built paid brought found
+		became rose fell grew won lost met set put led kept spent sold bought told thought saw knew ran stood
+		fought taught wrote drew struck bore broke chose drove flew forgot froze hid laid lay meant overcame rode
+		rang sank shook shot shut spoke split spread stole swore swept swam tore threw understood undertook upheld
+		withdrew withheld wound cost cut hit let quit read`))
+)
+
+// looksLikeVerb reports whether token i of a question looks like a verb:
+// an auxiliary or modal, a word in -ed, a common irregular past, or a
+// lower-case word in -s after a word that is no article, possessive,
+// preposition or number ("the tariff raises", not "the rates").
+func looksLikeVerb(toks []token, i int) bool {
+	t := toks[i]
+	if t.kind != tokWord {
+		return false
+	}
+	l := t.lower()
+	switch {
+	case auxiliaries[l], irregularPast[l]:
+		return true
+	case t.capitalised():
+		return false
+	case strings.HasSuffix(l, "ed") && len(l) > 4:
+		return true
+	case strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss") && len(l) > 3 && i > 0:
+		prev := toks[i-1]
+		pl := prev.lower()
+		return prev.kind == tokWord && !determiners[pl] && !possessives[pl] && !prepositions[pl] && !numberWordsOrScale(pl)
+	}
+	return false
+}
+
+func numberWordsOrScale(w string) bool { return numberWords[w] != "" || scaleWords[w] }
+
+// dateComma reports whether the comma at b is inside a date ("October 1,
+// 1890", "October, 1890").
+func dateComma(toks []token, b int) bool {
+	if b+1 >= len(toks) || !isPlainYear(toks[b+1]) || b == 0 {
+		return false
+	}
+	if isMonth(toks[b-1]) {
+		return true
+	}
+	return b >= 2 && toks[b-1].kind == tokNumber && isMonth(toks[b-2])
+}
+
+// questionBodyOK checks a clause question: between minQuestionWords and
+// maxQuestionWords words, no pronoun that leans on context ("he", "it",
+// "we"; "that" or "such" opening it), a word that looks like a verb (see
+// looksLikeVerb), and, besides the wh-phrase (body),
+// two content terms of which one is a lower-case word that is no function
+// word (the question says something happened, not just who was there).
+func (e *Engine) questionBodyOK(q, body string, wt *wordTerms) bool {
+	words := 0
+	qt := tokenize(q)
+	verb := false
+	for i, t := range qt {
+		if t.kind == tokSymbol {
+			continue
+		}
+		words++
+		l := bareWord(t.lower())
+		if i == 0 && (l == "that" || l == "such") {
+			return false
+		}
+		// "those of", "those who": the pronoun's referent follows it.
+		if pronouns[l] && !((l == "those" || l == "these") && i+1 < len(qt) && (qt[i+1].is("of") || qt[i+1].is("for") || qt[i+1].is("who") || qt[i+1].is("which"))) {
+			return false
+		}
+		verb = verb || looksLikeVerb(qt, i)
+	}
+	if !verb {
+		return false // a noun phrase, not a question about what happened
+	}
+	if words < minQuestionWords || words > maxQuestionWords {
+		return false
+	}
+	content, lower := 0, 0
+	for _, t := range tokenize(body) {
+		for _, term := range wt.of(t.text) {
+			if !e.scaffold[term] {
+				content++
+			}
+		}
+		if t.kind == tokWord && !t.capitalised() && wt.phraseWord(t) {
+			lower++
+		}
+	}
+	return content >= 2 && lower >= 1
+}
+
+// countWords counts the tokens that are no symbols.
+func countWords(toks []token) int {
+	n := 0
+	for _, t := range toks {
+		if t.kind != tokSymbol {
+			n++
+		}
+	}
+	return n
+}
+
+// finishQuestion tidies a question: possessive pronouns of the speaker or
+// a third party become "the", white space collapses, commas and closing
+// punctuation at the ends go, unbalanced quotes are removed, the first
+// letter is upper-cased and a question mark ends it.
+func finishQuestion(q string, wt *wordTerms) string {
+	toks := tokenize(q)
+	var b strings.Builder
+	last := 0
+	for i, t := range toks {
+		if t.kind != tokWord {
+			continue
+		}
+		l := t.lower()
+		nextNoun := i+1 < len(toks) && toks[i+1].kind == tokWord && !toks[i+1].capitalised() && wt.content(toks[i+1])
+		// "our exports", "its provisions", "these duties", and "That
+		// treaty" opening the question: the definite article instead.
+		if possessives[l] || (l == "this" || l == "these" || l == "those") && nextNoun || i == 0 && l == "that" && nextNoun {
+			b.WriteString(q[last:t.start])
+			b.WriteString("the")
+			last = t.end
+		}
+	}
+	b.WriteString(q[last:])
+	q = strings.Join(strings.Fields(b.String()), " ")
+	q = strings.ReplaceAll(q, " ,", ",")
+	for _, quotes := range [][]string{{"\""}, {"“", "”"}} {
+		count := 0
+		for _, c := range quotes {
+			count += strings.Count(q, c)
+		}
+		if count%2 == 1 {
+			for _, c := range quotes {
+				q = strings.ReplaceAll(q, c, "")
+			}
+		}
+	}
+	q = strings.Trim(q, " ,;:.!?")
+	q = strings.Join(strings.Fields(q), " ")
+	if q == "" {
+		return ""
+	}
+	return upperFirst(q) + "?"
+}
+
+// templateQuestion asks for f with a template naming the fact's kind and
+// the sentence's keyphrase; "" when the sentence has no other content
+// word.
+func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, wt *wordTerms) string {
+	kp := keyphrase(s, toks, f, prof, wt)
+	if kp == "" {
+		return ""
+	}
+	var q string
+	switch f.kind {
+	case factYear:
+		if f.decade {
+			q = "What decade is given for %s?"
+		} else {
+			q = "What year is given for %s?"
+		}
+	case factDate:
+		if f.day {
+			q = "What date is given for %s?"
+		} else {
+			q = "What month is given for %s?"
+		}
+	case factMoney:
+		q = "What amount of money is given for %s?"
+	case factPercent:
+		q = "What percentage is given for %s?"
+	case factQuantity:
+		if f.noun != "" {
+			return fmt.Sprintf("How many %s are given for %s?", f.noun, kp)
+		}
+		q = "What number is given for %s?"
+	default:
+		switch {
+		case f.head != "":
+			return fmt.Sprintf("Which %s is named in connection with %s?", f.head, kp)
+		case f.person:
+			q = "Who is named in connection with %s?"
+		case f.place:
+			q = "What place is named in connection with %s?"
+		default:
+			q = "What is named in connection with %s?"
+		}
+	}
+	return fmt.Sprintf(q, kp)
+}
+
+// keyphrase is the sentence's best noun phrase outside the fact, the
+// topic a template question names. Phrases open after an article or a
+// preposition (or with a capitalised word) and run over content words,
+// continued by "of" and more content words ("the study of foreign tariff
+// treatment"); pronouns, facts and punctuation end them, and a preceding
+// article is kept. Content words score 0.3 plus their request weight,
+// names and numbers 0.3 more, each word costs 0.05, and a phrase made
+// only of the request's terms counts half; the best phrase with two content
+// words or more and at most keyphraseWords words wins, earlier ones on
+// ties; "" when there is none.
+func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) string {
+	n := len(toks)
+	score := make([]float64, n)
+	content := make([]bool, n)
+	for i, t := range toks {
+		if i >= f.first && i <= f.last || pronouns[t.lower()] || possessives[t.lower()] {
+			continue
+		}
+		switch t.kind {
+		case tokNumber:
+			score[i], content[i] = 0.6, true
+		case tokWord:
+			if !wt.phraseWord(t) || isShouted(t.text) && utf8.RuneCountInString(t.text) > 5 {
+				continue // a heading's "STRATEGIC ARMS" is no phrase
+			}
+			content[i] = true
+			best := 0.0
+			for _, term := range wt.of(t.text) {
+				best = max(best, prof.weight[term])
+			}
+			score[i] = 0.3 + best
+			l := t.lower()
+			if t.capitalised() && !sentenceStart(toks, i) && !genericCapitals[l] && !titleWords[l] {
+				score[i] += 0.3
+			}
+		}
+	}
+	isArticle := func(k int) bool { return k >= 0 && (toks[k].is("the") || toks[k].is("a") || toks[k].is("an")) }
+	bestStart, bestEnd, bestScore := -1, -1, 0.0
+	for i := 0; i < n; i++ {
+		if !content[i] {
+			continue
+		}
+		// "to" opens infinitives more often than noun phrases.
+		opens := i == 0 || toks[i].capitalised() || isArticle(i-1) ||
+			toks[i-1].kind == tokWord && prepositions[toks[i-1].lower()] && !toks[i-1].is("to")
+		if !opens || (i > 0 && content[i-1]) || strings.HasSuffix(toks[i].lower(), "ing") && !isArticle(i-1) {
+			continue
+		}
+		start := i
+		if isArticle(i - 1) {
+			start = i - 1
+		}
+		total, words, contentWords, news := 0.0, i-start, 0, 0
+		j := i
+		for j < n && words < keyphraseWords {
+			switch {
+			case content[j]:
+				total += score[j] - 0.05
+				words++
+				contentWords++
+				if !allIn(wt.of(toks[j].text), prof.weight) {
+					news++
+				}
+				// A phrase made only of the request's terms tells the
+				// question apart from no other: it counts half.
+				v := total
+				if news == 0 {
+					v /= 2
+				}
+				if contentWords >= 2 && v > bestScore+1e-9 {
+					bestStart, bestEnd, bestScore = start, j, v
+				}
+				j++
+				continue
+			case toks[j].is("of") && j+1 < n:
+				// "of" and an optional article continue the phrase when
+				// content follows.
+				k := j + 1
+				if isArticle(k) {
+					k++
+				}
+				if k < n && content[k] && words+(k-j) < keyphraseWords {
+					words += k - j
+					j = k
+					continue
+				}
+			}
+			break
+		}
+	}
+	if bestStart < 0 {
+		return ""
+	}
+	return s[toks[bestStart].start:toks[bestEnd].end]
+}

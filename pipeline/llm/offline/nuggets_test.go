@@ -1,0 +1,162 @@
+package offline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// nuggetsOf runs the nuggets task on a summary and parses the answer.
+func nuggetsOf(t *testing.T, e *Engine, req prompts.RequestInfo, summary string, max int) []prompts.QA {
+	t.Helper()
+	resp := complete(t, e, prompts.BuildNuggets(prompts.NuggetsInput{Request: req, DocID: "doc", Summary: summary, Max: max}))
+	out, err := prompts.ParseNuggets(resp.Text)
+	if err != nil {
+		t.Fatalf("ParseNuggets(%q): %v", resp.Text, err)
+	}
+	if !out.Report.Empty() {
+		t.Errorf("the parser dropped parts of the answer %q: %+v", resp.Text, out.Report)
+	}
+	return out.Nuggets
+}
+
+func TestNuggetQuestionsRestateTheClause(t *testing.T) {
+	tests := []struct {
+		name     string
+		sentence string
+		want     []prompts.QA
+	}{
+		{"fronted year", "In 1890 Congress passed the McKinley Tariff.", []prompts.QA{
+			{Question: "Congress passed the McKinley Tariff in what year?", Answer: "1890"}}},
+		{"percentage in place", "The tariff raised duties on wool by 3 percent.", []prompts.QA{
+			{Question: "The tariff raised duties on wool by what percentage?", Answer: "3 percent"}}},
+		{"subject name and year", "The Treaty of Ghent ended the war with Great Britain in 1815.", []prompts.QA{
+			{Question: "The Treaty of Ghent ended the war with Great Britain in what year?", Answer: "1815"},
+			{Question: "Which treaty ended the war with Great Britain in 1815?", Answer: "Treaty of Ghent"}}},
+		{"place", "Troops landed in Cuba in June 1898.", []prompts.QA{
+			{Question: "Troops landed in Cuba in what month?", Answer: "June 1898"},
+			{Question: "Troops landed where in June 1898?", Answer: "Cuba"}}},
+		{"speaker's framing dropped", "I recommend that Congress appropriate $2,000,000 for the coast defenses of New York.", []prompts.QA{
+			{Question: "Congress appropriate how much for the coast defenses of New York?", Answer: "$2,000,000"},
+			{Question: "Congress appropriate $2,000,000 for the coast defenses of what?", Answer: "New York"}}},
+		{"parenthetical year moved", "Congress, in 1894, lowered the duties on wool.", []prompts.QA{
+			{Question: "Congress lowered the duties on wool in what year?", Answer: "1894"},
+			{Question: "Congress, in 1894, lowered the duties on what?", Answer: "wool"}}},
+		{"counted noun", "The Secretary of the Navy asks for 12,000 more seamen.", []prompts.QA{
+			{Question: "The Secretary of the Navy asks for how many more seamen?", Answer: "12,000 more seamen"}}},
+		{"definition", "The broader task of preventing unemployment is a matter of long-range evolutionary policy.", []prompts.QA{
+			{Question: "What is the broader task of preventing unemployment?", Answer: "a matter of long-range evolutionary policy"}}},
+		{"date keeps its comma", "President Harrison signed the McKinley Tariff on October 1, 1890, after a long debate in the Senate.", []prompts.QA{
+			{Question: "President Harrison signed the McKinley Tariff on what date?", Answer: "October 1, 1890"},
+			{Question: "Who signed the McKinley Tariff on October 1, 1890?", Answer: "President Harrison"}}},
+		{"relative clause keeps its antecedent", "Revenue from customs, which had reached $229,000,000, fell sharply after the tariff took effect.", []prompts.QA{
+			{Question: "Revenue from customs, which had reached how much?", Answer: "$229,000,000"}}},
+		{"pronoun subject gives a template", "He signed the tariff bill in 1890.", []prompts.QA{
+			{Question: "What year is given for the tariff bill?", Answer: "1890"}}},
+		{"modifier year is not asked in place", "The 1890 census counted 62 million people.", []prompts.QA{
+			{Question: "The 1890 census counted how many people?", Answer: "62 million people"}}},
+		{"phrase set off by commas moves to the end", "Whereas the Congress of the United States, by its joint resolution of April 20, 1898, declared the island free.", []prompts.QA{
+			{Question: "The Congress of the United States declared the island free by the joint resolution of what date?", Answer: "April 20, 1898"}}},
+		{"time phrase keeps its article", "And in the 1970's three American Presidents negotiated with the Soviet leaders.", []prompts.QA{
+			{Question: "Three American Presidents negotiated with the Soviet leaders in what decade?", Answer: "1970's"},
+			{Question: "What is named in connection with the 1970's three?", Answer: "American Presidents"}}},
+		{"long parenthetical dropped", "The treaty between the United States and the Republic of Panama, under which the construction of the Panama Canal " +
+			"was made possible by the long and patient labour of many diplomats and engineers over the years, went into effect on February 23, 1904.", []prompts.QA{
+			{Question: "The treaty between the United States and the Republic of Panama went into effect on what date?", Answer: "February 23, 1904"},
+			{Question: "Which country is named in connection with the construction of the Panama Canal?", Answer: "Republic of Panama"}}},
+		{"contracted pronoun gives a template", "He's a veteran who has worked for the Social Security Administration for 22 years now.", []prompts.QA{
+			{Question: "How many years are given for the Social Security Administration?", Answer: "22 years"},
+			{Question: "Which administration is named in connection with 22 years?", Answer: "Social Security Administration"}}},
+		{"coordinated subject gives a template", "Puerto Rico and the Philippines hold a different relation to the United States.", []prompts.QA{
+			{Question: "What is named in connection with the Philippines hold?", Answer: "Puerto Rico"}}},
+		{"verbs coordinated after the fact", "The vessels had reached Lake Ontario and were there awaiting the opening of navigation.", []prompts.QA{
+			{Question: "The vessels had reached what and were there awaiting the opening of navigation?", Answer: "Lake Ontario"}}},
+		{"no fact", "The tariff is a matter for the people.", nil},
+	}
+	e := newTestEngine()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := nuggetsOf(t, e, tariffRequest, tt.sentence, 10)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("nuggets of %q (-want +got)\n%s", tt.sentence, diff)
+			}
+		})
+	}
+}
+
+func TestNuggetsFromASummary(t *testing.T) {
+	e := newTestEngine()
+	summary := summarizeOf(t, e, tariffRequest, tariffAddress).Summary
+	got := nuggetsOf(t, e, tariffRequest, summary, prompts.DefaultMaxNuggets)
+	if len(got) < 3 || len(got) > prompts.DefaultMaxNuggets {
+		t.Fatalf("%d nuggets, want 3 to %d: %+v", len(got), prompts.DefaultMaxNuggets, got)
+	}
+	answers := map[string]bool{}
+	for _, qa := range got {
+		if answers[qa.Answer] {
+			t.Errorf("answer %q given twice", qa.Answer)
+		}
+		answers[qa.Answer] = true
+		if !strings.Contains(summary, qa.Answer) {
+			t.Errorf("answer %q is not in the summary", qa.Answer)
+		}
+		if n := len(strings.Fields(qa.Answer)); n > 8 {
+			t.Errorf("answer %q has %d words; answers are short", qa.Answer, n)
+		}
+		if !strings.HasSuffix(qa.Question, "?") || strings.Contains(qa.Question, qa.Answer) {
+			t.Errorf("question %q: not a question, or it gives its answer %q away", qa.Question, qa.Answer)
+		}
+		// Self-contained: it names what it is about, in the summary's words.
+		shared := 0
+		for _, term := range distinct(e.questionTerms(qa.Question)) {
+			if strings.Contains(strings.ToLower(summary), term) {
+				shared++
+			}
+		}
+		if shared < 2 {
+			t.Errorf("question %q shares %d terms with the summary", qa.Question, shared)
+		}
+	}
+	// The first nuggets come from the most relevant sentences: the one
+	// about the McKinley Tariff's duties is among them.
+	if !answers["49.5 percent"] && !answers["1890"] {
+		t.Errorf("no nugget about the McKinley Tariff's passage or duties: %+v", got)
+	}
+}
+
+func TestNuggetsSpreadOverSentencesAndRespectMax(t *testing.T) {
+	e := newTestEngine()
+	summary := "In 1890 Congress passed the McKinley Tariff, which raised duties by 49.5 percent and cut revenue by $50,000,000. " +
+		"The tariff on tin plate took effect in July 1891."
+	got := nuggetsOf(t, e, tariffRequest, summary, 2)
+	if len(got) != 2 {
+		t.Fatalf("%d nuggets with Max 2: %+v", len(got), got)
+	}
+	if got[1].Answer != "July 1891" && got[0].Answer != "July 1891" {
+		t.Errorf("both nuggets come from the first sentence: %+v", got)
+	}
+	if n := len(nuggetsOf(t, e, tariffRequest, summary, 0)); n > prompts.DefaultMaxNuggets {
+		t.Errorf("Max 0 gave %d nuggets, more than the default %d", n, prompts.DefaultMaxNuggets)
+	}
+}
+
+func TestNuggetsLeaveOutTheRequestsOwnSubject(t *testing.T) {
+	// "McKinley Tariff" is what the request is about; asking which tariff
+	// the sentence names is no news.
+	got := nuggetsOf(t, newTestEngine(), tariffRequest, "The McKinley Tariff angered farmers in Kansas.", 10)
+	for _, qa := range got {
+		if qa.Answer == "McKinley Tariff" {
+			t.Errorf("nugget %+v answers with the request's subject", qa)
+		}
+	}
+}
+
+func TestNuggetsNoneForEmptySummary(t *testing.T) {
+	resp := complete(t, newTestEngine(), prompts.BuildNuggets(prompts.NuggetsInput{Request: tariffRequest, Summary: "  "}))
+	if resp.Text != "NONE" {
+		t.Errorf("answer %q, want NONE", resp.Text)
+	}
+}
