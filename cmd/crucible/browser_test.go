@@ -132,3 +132,69 @@ func TestBrowserSearch(t *testing.T) {
 		t.Errorf("document page does not highlight the query terms (%v)", err)
 	}
 }
+
+// TestBrowserReport submits a report request from the form, watches the
+// job page until the job is done (live updates reload the page), opens
+// the report and expands a sentence's provenance.
+func TestBrowserReport(t *testing.T) {
+	ctx := newBrowser(t)
+	base := startServe(t, "--data", t.TempDir(), "--ingest-if-empty", sampleCorpus)
+
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/reports/new"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#field-title`), "Tariffs and trade"),
+		chromedp.SendKeys(chromedp.CSS(`#field-problem_statement`), "What did the Presidents tell Congress about tariffs, duties and trade with other nations?"),
+		chromedp.Click(chromedp.CSS(`[data-testid="submit-report"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="job-state"]`)),
+	)
+	if err != nil {
+		t.Fatalf("submit the form: %v", err)
+	}
+	url, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.Contains(url, "/jobs/") {
+		t.Fatalf("after submitting, the browser is at %q (%v), want a job page", url, err)
+	}
+	// The job page updates itself; the report link appears when done.
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="job-report-link"]`))); err != nil {
+		state, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="job-state"]`)))
+		t.Fatalf("the job page never showed the report link (state %q): %v", state, err)
+	}
+	calls, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="job-calls"]`)))
+	if strings.TrimSpace(calls) == "" || strings.TrimSpace(calls) == "0" {
+		t.Errorf("job page shows %q model calls", calls)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="job-report-link"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-body"]`)),
+	)
+	if err != nil {
+		t.Fatalf("open the report: %v", err)
+	}
+	engine, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="report-engine"]`)))
+	if !strings.Contains(engine, "offline engine") {
+		t.Errorf("report engine label %q, want the offline engine named", engine)
+	}
+	sentences, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll(`[data-testid="sentence"]`)))
+	if err != nil || len(sentences) == 0 {
+		t.Fatalf("no sentences in the report (%v)", err)
+	}
+	// Open the first sentence: its provenance shows the nugget and the
+	// passage with the cited span marked.
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="sentence"] summary`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="provenance"] [data-testid="prov-question"]`)),
+	)
+	if err != nil {
+		t.Fatalf("open a sentence's provenance: %v", err)
+	}
+	question, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="prov-question"]`)))
+	marked, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="prov-passage"] mark`)))
+	if err != nil || strings.TrimSpace(marked) == "" || strings.TrimSpace(question) == "" {
+		t.Errorf("provenance: question %q, marked span %q (%v)", question, marked, err)
+	}
+	sentence, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="sentence-text"]`)))
+	if norm := normText(sentence); !strings.Contains(normText(marked), strings.TrimSpace(norm)) {
+		t.Errorf("the marked span %q does not contain the sentence %q", marked, sentence)
+	}
+}
