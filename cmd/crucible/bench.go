@@ -33,9 +33,12 @@ type benchFlags struct {
 }
 
 func cmdBench(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "report" {
+		return benchReport(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "index" && args[0] != "search") {
-		fmt.Fprintln(stderr, "usage: crucible bench index|search [--corpus FILE] [--scale 1,10] [--queries FILE] [--work DIR]")
-		return fmt.Errorf("%w: bench needs a benchmark name: index or search", errUsage)
+		fmt.Fprintln(stderr, "usage: crucible bench index|search|report [--corpus FILE] [--scale 1,10] [--queries FILE] [--work DIR]")
+		return fmt.Errorf("%w: bench needs a benchmark name: index, search or report", errUsage)
 	}
 	what := args[0]
 	fs := newFlagSet("bench "+what, stderr)
