@@ -323,3 +323,17 @@ func TestServeRefusesBusyAddress(t *testing.T) {
 		t.Errorf("busy address: exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestBenchReportRuns(t *testing.T) {
+	reqs := filepath.Join(t.TempDir(), "r.jsonl")
+	os.WriteFile(reqs, []byte(`{"request_id":"b1","title":"Tariffs","problem_statement":"What was said about tariffs and duties on imports?","limit":800}`+"\n"), 0o644)
+	out, stderr, code := runCmd(t, "bench", "report", "--corpus", sampleCorpus, "--requests", reqs, "--n", "1", "--latency", "1ms")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"wall/bound", "calls/naive", "b1 calls:", "extract="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
