@@ -99,7 +99,7 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if _, err := ingest(ctx, a, []string{*corpusPath}, corpus.Options{}, io.Discard); err != nil {
 		return err
 	}
-	reqs, err := readRequests(*requests, *n)
+	reqs, err := readRequests(ctx, *requests, *n)
 	if err != nil {
 		return err
 	}
@@ -204,38 +204,20 @@ func naiveCalls(ctx context.Context, a *app, req pipeline.Request, s pipeline.Se
 }
 
 // readRequests reads the first n requests of a requests file.
-func readRequests(path string, n int) ([]pipeline.Request, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+func readRequests(ctx context.Context, path string, n int) ([]pipeline.Request, error) {
 	var out []pipeline.Request
-	for i, line := range splitLines(b) {
+	_, bad, err := eachLine(ctx, path, io.Discard, func(raw []byte) error {
 		if len(out) >= n {
-			break
+			return nil
 		}
-		req, _, err := parseRequest(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		req, _, err := parseRequest(raw)
+		if err == nil {
+			out = append(out, req)
 		}
-		out = append(out, req)
+		return err
+	})
+	if err == nil && bad > 0 {
+		err = fmt.Errorf("%s: %d bad request line(s)", path, bad)
 	}
-	return out, nil
-}
-
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	start := 0
-	for i, c := range b {
-		if c == '\n' {
-			if i > start {
-				out = append(out, b[start:i])
-			}
-			start = i + 1
-		}
-	}
-	if start < len(b) {
-		out = append(out, b[start:])
-	}
-	return out
+	return out, err
 }

@@ -337,3 +337,71 @@ func TestBenchReportRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestReportBatch(t *testing.T) {
+	data, out := t.TempDir(), t.TempDir()
+	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatal("ingest failed")
+	}
+	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
+	os.WriteFile(reqs, []byte(strings.Join([]string{
+		`{"request_id":"t-1","title":"Tariffs","background":"A student.","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":900}`,
+		`{"request_id":"t-2","title":"","problem_statement":"","limit":0}`,
+		`not json`,
+		``,
+		`{"request_id":"t-3","title":"Indian tribes","problem_statement":"How were treaties with the Indian tribes described?","limit":600,"collection_ids":["sotu"]}`,
+	}, "\n")), 0o644)
+	stdout, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--markdown")
+	if code != 3 {
+		t.Errorf("exit %d, want 3 (two bad lines); stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, reqs+":2:") || !strings.Contains(stderr, reqs+":3: invalid JSON") {
+		t.Errorf("bad lines not reported by line:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "wrote 2 report(s)") {
+		t.Errorf("summary: %q", stdout)
+	}
+	for _, id := range []string{"t-1", "t-3"} {
+		b, err := os.ReadFile(filepath.Join(out, id+".json"))
+		if err != nil {
+			t.Fatalf("report %s: %v", id, err)
+		}
+		var rep struct {
+			RequestID     string   `json:"request_id"`
+			RunID         string   `json:"run_id"`
+			CollectionIDs []string `json:"collection_ids"`
+			Sentences     []struct {
+				Text      string   `json:"text"`
+				Citations []string `json:"citations"`
+				Crucible  struct {
+					PassageID string `json:"passage_id"`
+					Start     int    `json:"start"`
+					End       int    `json:"end"`
+				} `json:"crucible"`
+			} `json:"sentences"`
+		}
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if rep.RequestID != id || rep.RunID != "crucible-offline-engine" || len(rep.Sentences) == 0 {
+			t.Errorf("%s: %+v", id, rep)
+		}
+		for _, s := range rep.Sentences {
+			if len(s.Citations) != 1 || !strings.HasPrefix(s.Crucible.PassageID, s.Citations[0]+"#") || s.Crucible.End <= s.Crucible.Start {
+				t.Errorf("%s: sentence %q has citations %v, provenance %+v", id, s.Text, s.Citations, s.Crucible)
+			}
+		}
+		if md, err := os.ReadFile(filepath.Join(out, id+".md")); err != nil || !strings.Contains(string(md), "## References") {
+			t.Errorf("%s.md missing or without references (%v)", id, err)
+		}
+	}
+	// A second run replays every model call from the cache.
+	stdout, _, _ = runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out)
+	if !regexp.MustCompile(`t-1: \d+ sentences, \d+/900 characters, (\d+) model calls \((\d+) cached\)`).MatchString(stdout) {
+		t.Fatalf("second run output: %s", stdout)
+	}
+	m := regexp.MustCompile(`t-1: .* (\d+) model calls \((\d+) cached\)`).FindStringSubmatch(stdout)
+	if m[1] != m[2] {
+		t.Errorf("second run made %s calls but only %s came from the cache", m[1], m[2])
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,9 +24,6 @@ type requestLine struct {
 	Limit            int             `json:"limit"`
 	CollectionIDs    []string        `json:"collection_ids"`
 }
-
-// maxRequestLine bounds one line of a requests file.
-const maxRequestLine = 1 << 20
 
 func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", stderr)
@@ -88,66 +84,21 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	f, err := os.Open(*requests)
+	ok, bad, err := eachLine(ctx, *requests, stderr, func(raw []byte) error {
+		req, cols, err := parseRequest(raw)
+		if err != nil {
+			return err
+		}
+		return runReport(ctx, eng.Pipeline.Generate, req, s, cols, *out, *markdown, a, stdout)
+	})
 	if err != nil {
 		return err
-	}
-	defer f.Close()
-
-	r := bufio.NewReader(f)
-	line, ok, bad := 0, 0, 0
-	for {
-		raw, tooLong, rerr := readLine(r, maxRequestLine)
-		if len(raw) > 0 || tooLong || rerr == nil {
-			line++
-		}
-		if tooLong {
-			fmt.Fprintf(stderr, "skipped: %s:%d: line longer than %d bytes\n", *requests, line, maxRequestLine)
-			bad++
-		} else if strings.TrimSpace(string(raw)) != "" {
-			req, cols, perr := parseRequest(raw)
-			if perr == nil {
-				perr = runReport(ctx, eng.Pipeline.Generate, req, s, cols, *out, *markdown, a, stdout)
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if perr != nil {
-				fmt.Fprintf(stderr, "skipped: %s:%d: %v\n", *requests, line, perr)
-				bad++
-			} else {
-				ok++
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return fmt.Errorf("read %s: %w", *requests, rerr)
-		}
 	}
 	fmt.Fprintf(stdout, "wrote %d report(s) to %s with the %s; %d request(s) failed\n", ok, *out, eng.Info.Label, bad)
 	if bad > 0 {
 		return &exitError{code: 3}
 	}
 	return nil
-}
-
-// readLine reads one line; a line longer than max bytes is consumed
-// without being kept and reported with tooLong.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong && len(line)+len(chunk) <= max {
-			line = append(line, chunk...)
-		} else {
-			tooLong, line = true, nil
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return line, tooLong, err
-	}
 }
 
 func parseRequest(raw []byte) (pipeline.Request, []string, error) {

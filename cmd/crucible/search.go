@@ -124,49 +124,22 @@ type queryLine struct {
 // runQueries runs every query of a JSON Lines file and writes a TREC run.
 // Bad lines are reported by line and skipped; the others still run.
 func runQueries(ctx context.Context, a *app, path, out, tag string, k int, docs bool, stdout, stderr io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	w, err := os.Create(out)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(w)
 	s := a.searcher()
-	r := bufio.NewReader(f)
-	line, ran, bad := 0, 0, 0
-	for {
-		raw, rerr := r.ReadBytes('\n')
-		if len(raw) > 0 {
-			line++
-			if err := runOneQuery(ctx, s, raw, tag, k, docs, bw); err != nil {
-				if ctx.Err() != nil {
-					w.Close()
-					return ctx.Err()
-				}
-				if err != errBlank {
-					fmt.Fprintf(stderr, "skipped: %s:%d: %v\n", path, line, err)
-					bad++
-				}
-			} else {
-				ran++
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			w.Close()
-			return fmt.Errorf("read %s: %w", path, rerr)
-		}
+	ran, bad, err := eachLine(ctx, path, stderr, func(raw []byte) error {
+		return runOneQuery(ctx, s, raw, tag, k, docs, bw)
+	})
+	if err == nil {
+		err = bw.Flush()
 	}
-	if err := bw.Flush(); err != nil {
-		w.Close()
-		return fmt.Errorf("write %s: %w", out, err)
+	if cerr := w.Close(); err == nil {
+		err = cerr
 	}
-	if err := w.Close(); err != nil {
+	if err != nil {
 		return fmt.Errorf("write %s: %w", out, err)
 	}
 	fmt.Fprintf(stdout, "ran %d queries, wrote %s (top %d %s each); %d bad line(s) skipped\n", ran, out, k, unit(docs), bad)
@@ -176,12 +149,7 @@ func runQueries(ctx context.Context, a *app, path, out, tag string, k int, docs 
 	return nil
 }
 
-var errBlank = fmt.Errorf("blank line")
-
 func runOneQuery(ctx context.Context, s pipeline.Searcher, raw []byte, tag string, k int, docs bool, w io.Writer) error {
-	if strings.TrimSpace(string(raw)) == "" {
-		return errBlank
-	}
 	var q queryLine
 	if err := json.Unmarshal(raw, &q); err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
