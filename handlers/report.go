@@ -74,6 +74,8 @@ func (h *Reports) jobOf(ctx context.Context, reportID int64) (int64, error) {
 // citedDocument is what the collection still holds of a cited document.
 type citedDocument struct {
 	Title string
+	// Text is the document's text, which citations' byte offsets index.
+	Text string
 	// Missing is set when the document is no longer stored.
 	Missing  bool
 	Passages map[int]pipeline.Passage
@@ -99,7 +101,7 @@ func (h *Reports) loadSources(ctx context.Context, sentences []pipeline.Sentence
 		if err != nil && !errors.Is(err, pipeline.ErrNotFound) {
 			return nil, fmt.Errorf("load passages of cited document %q: %w", id, err)
 		}
-		cd := citedDocument{Title: doc.Title, Passages: make(map[int]pipeline.Passage, len(passages))}
+		cd := citedDocument{Title: doc.Title, Text: doc.Text, Passages: make(map[int]pipeline.Passage, len(passages))}
 		for _, p := range passages {
 			cd.Passages[p.Ordinal] = p
 		}

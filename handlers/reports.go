@@ -65,6 +65,10 @@ type Reports struct {
 	// page links to neither its job nor its nugget bank, and the nugget
 	// bank is not found.
 	Jobs ReportJobFinder
+	// Titles looks up the titles of cited documents in one call for the
+	// Markdown export. Optional: without it each title is read through
+	// Documents.
+	Titles TitleReader
 }
 
 // New renders the empty new-report form with the default settings.

@@ -3,6 +3,7 @@ package static
 import (
 	"io/fs"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -21,5 +22,29 @@ func TestHash(t *testing.T) {
 	}
 	if h := Hash("missing.css"); h != "" {
 		t.Errorf("Hash of a missing asset = %q, want empty", h)
+	}
+}
+
+// TestPrintStylesHideChrome checks that printed pages, the printable
+// report above all, leave out the navigation and the on-screen links.
+func TestPrintStylesHideChrome(t *testing.T) {
+	css, err := fs.ReadFile(FS, "style.css")
+	if err != nil {
+		t.Fatalf("read style.css: %v", err)
+	}
+	_, rules, found := strings.Cut(string(css), "@media print {")
+	if !found {
+		t.Fatal("style.css has no print rules")
+	}
+	hidden := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*([^{}\n]+)\{\s*display:\s*none;\s*\}`).FindAllStringSubmatch(rules, -1) {
+		for _, sel := range strings.Split(m[1], ",") {
+			hidden[strings.TrimSpace(sel)] = true
+		}
+	}
+	for _, sel := range []string{".site-header", ".site-footer", ".skip-link", ".breadcrumbs", ".report-links", ".report-exports", ".print-actions"} {
+		if !hidden[sel] {
+			t.Errorf("print rules do not hide %s", sel)
+		}
 	}
 }

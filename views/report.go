@@ -69,16 +69,26 @@ type Reference struct {
 
 // title is the report's heading: the request's title, or its number.
 func (p ReportPage) title() string {
-	if p.Report.Request.Title != "" {
-		return p.Report.Request.Title
+	return reportTitle(p.Report)
+}
+
+// reportTitle names a report: its request's title, or its number.
+func reportTitle(r pipeline.Report) string {
+	if r.Request.Title != "" {
+		return r.Request.Title
 	}
-	return "Report " + strconv.FormatInt(p.Report.ID, 10)
+	return "Report " + strconv.FormatInt(r.ID, 10)
 }
 
 // lengthText compares the report's length with its request's limit.
 func (p ReportPage) lengthText() string {
-	n := p.Report.Length()
-	return formatCount(n) + " of " + formatCount(p.Report.Request.Limit) + " " + plural(p.Report.Request.Limit, "character", "characters")
+	return reportLengthText(p.Report)
+}
+
+// reportLengthText compares a report's length with its request's limit:
+// "1,234 of 2,000 characters".
+func reportLengthText(r pipeline.Report) string {
+	return formatCount(r.Length()) + " of " + formatCount(r.Request.Limit) + " " + plural(r.Request.Limit, "character", "characters")
 }
 
 // verdictText says what a verification check found.

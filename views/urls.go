@@ -161,6 +161,22 @@ func ReportNuggetsURL(id int64) string {
 	return ReportURL(id) + "/nuggets"
 }
 
+// ReportExportJSONURL downloads a report in the TREC NeuCLIR report
+// format.
+func ReportExportJSONURL(id int64) string {
+	return ReportURL(id) + "/export.json"
+}
+
+// ReportExportMarkdownURL downloads a report as Markdown.
+func ReportExportMarkdownURL(id int64) string {
+	return ReportURL(id) + "/export.md"
+}
+
+// ReportPrintURL links to a report's printable page.
+func ReportPrintURL(id int64) string {
+	return ReportURL(id) + "/print"
+}
+
 // ReferenceAnchor is the HTML id of a report's reference n.
 func ReferenceAnchor(n int) string {
 	return "ref-" + strconv.Itoa(n)

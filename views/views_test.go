@@ -61,6 +61,14 @@ func TestDocumentLinks(t *testing.T) {
 	}
 }
 
+func TestReportLinks(t *testing.T) {
+	got := []string{ReportURL(9), ReportNuggetsURL(9), ReportExportJSONURL(9), ReportExportMarkdownURL(9), ReportPrintURL(9)}
+	want := []string{"/reports/9", "/reports/9/nuggets", "/reports/9/export.json", "/reports/9/export.md", "/reports/9/print"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("report links (-want +got):\n%s", diff)
+	}
+}
+
 func TestSearchURL(t *testing.T) {
 	tests := []struct {
 		q    string

@@ -75,7 +75,7 @@ func hostileServer(t *testing.T) *reportServer {
 
 func TestReportPagesEscapeCorpusAndModelText(t *testing.T) {
 	s := hostileServer(t)
-	for _, target := range []string{"/reports/9", "/reports/9/nuggets", "/jobs/5", "/jobs/6", "/jobs"} {
+	for _, target := range []string{"/reports/9", "/reports/9/nuggets", "/reports/9/print", "/jobs/5", "/jobs/6", "/jobs"} {
 		t.Run(target, func(t *testing.T) {
 			rec := s.get(t, target)
 			wantStatus(t, rec, http.StatusOK)
@@ -124,7 +124,7 @@ func TestReportPagesUseNoInlineScriptOrStyle(t *testing.T) {
 	done := sampleJob(2, pipeline.JobDone)
 	done.ReportID = 9
 	s.jobs.put(done)
-	for _, target := range []string{"/reports/new", "/jobs", "/jobs/1", "/jobs/2", "/reports/9", "/reports/9/nuggets"} {
+	for _, target := range []string{"/reports/new", "/jobs", "/jobs/1", "/jobs/2", "/reports/9", "/reports/9/nuggets", "/reports/9/print"} {
 		t.Run(target, func(t *testing.T) {
 			rec := s.get(t, target)
 			wantStatus(t, rec, http.StatusOK)

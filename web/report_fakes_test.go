@@ -288,6 +288,12 @@ type reportDeps struct {
 	finder interface {
 		ReportJob(ctx context.Context, reportID int64) (int64, error)
 	}
+	// store, when set, replaces the fake document store as Deps.Store.
+	store pipeline.DocumentStore
+	// titles is Deps.Titles.
+	titles interface {
+		Titles(ctx context.Context, ids []string) (map[string]string, error)
+	}
 }
 
 // newReportServer builds the portal with report pages over the fakes.
@@ -319,6 +325,12 @@ func newReportServer(t *testing.T, store *fakeStore, cfg web.Config, opts ...fun
 	}
 	if rd.finder != nil {
 		deps.ReportJobs = rd.finder
+	}
+	if rd.store != nil {
+		deps.Store = rd.store
+	}
+	if rd.titles != nil {
+		deps.Titles = rd.titles
 	}
 	e, err := web.New(cfg, deps)
 	if err != nil {

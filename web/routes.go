@@ -26,7 +26,8 @@ type routeHandlers struct {
 
 // registerRoutes mounts every URL the portal answers. The paths match the
 // links views builds (views.HomePath, views.SearchPath,
-// views.DocumentsPrefix, views.NewReportPath, views.JobURL...). Every route
+// views.DocumentsPrefix, views.NewReportPath, views.JobURL,
+// views.ReportExportJSONURL...). Every route
 // that changes state is a POST.
 func registerRoutes(e *echo.Echo, h routeHandlers) {
 	e.GET("/", h.home.Show)
@@ -50,6 +51,9 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		})
 		e.GET(views.ReportsPath+"/:id", h.reports.Show)
 		e.GET(views.ReportsPath+"/:id/nuggets", h.reports.Nuggets)
+		e.GET(views.ReportsPath+"/:id/export.json", h.reports.ExportJSON)
+		e.GET(views.ReportsPath+"/:id/export.md", h.reports.ExportMarkdown)
+		e.GET(views.ReportsPath+"/:id/print", h.reports.Print)
 		e.GET(views.JobsPath, h.jobs.List)
 		e.GET(views.JobsPath+"/:id", h.jobs.Show)
 		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel)

@@ -60,8 +60,8 @@ type Deps struct {
 
 	// Jobs reads report jobs, their artefacts and reports, and Reports
 	// lists the engines and queues and cancels report jobs. Optional: the
-	// report pages (new report, job list and pages, reports, nugget banks)
-	// are served only when both are set.
+	// report pages (new report, job list and pages, reports, nugget banks,
+	// exports) are served only when both are set.
 	Jobs    pipeline.JobStore
 	Reports pipeline.ReportService
 	// ReportJobs finds the job that made a report, for the report page's
@@ -69,6 +69,11 @@ type Deps struct {
 	// if it implements handlers.ReportJobFinder; failing that, report
 	// pages do not link to their job and nugget banks are not found.
 	ReportJobs handlers.ReportJobFinder
+	// Titles looks up cited documents' titles in one call for the
+	// Markdown export. Optional: when nil, Store is used if it implements
+	// handlers.TitleReader (the SQLite store does); failing that, each
+	// title is read through Store.Document.
+	Titles handlers.TitleReader
 }
 
 // New builds the portal's HTTP handler. It returns an error naming the
@@ -123,12 +128,17 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		if finder == nil {
 			finder, _ = deps.Jobs.(handlers.ReportJobFinder)
 		}
+		titles := deps.Titles
+		if titles == nil {
+			titles, _ = deps.Store.(handlers.TitleReader)
+		}
 		rh.reports = &handlers.Reports{
 			Site:      site,
 			Service:   deps.Reports,
 			Store:     deps.Jobs,
 			Documents: deps.Store,
 			Jobs:      finder,
+			Titles:    titles,
 		}
 		rh.jobs = &handlers.Jobs{
 			Site:         site,

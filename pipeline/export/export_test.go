@@ -77,6 +77,12 @@ func TestMarkdown(t *testing.T) {
 	if strings.Contains(md, "<script>") || strings.Contains(md, "<b>") {
 		t.Errorf("raw HTML in markdown:\n%s", md)
 	}
+	evil := sampleReport()
+	evil.RunID = "run`\n\n<script>x</script>"
+	evil.Sentences[0].Citation.DocID = "d1`\n\n<img src=x>"
+	if md := Markdown(evil, nil); strings.Contains(md, "\n<script>") || strings.Contains(md, "\n<img") {
+		t.Errorf("line breaks or backticks in ids escaped their code spans:\n%s", md)
+	}
 	none := Markdown(pipeline.Report{Request: pipeline.Request{Title: "Empty", Limit: 100}, Engine: "gpt"}, nil)
 	if !strings.Contains(none, "no sentences") || strings.Contains(none, "References") {
 		t.Errorf("empty report markdown:\n%s", none)
@@ -91,7 +97,7 @@ func TestNumberingAndNames(t *testing.T) {
 	if got := CitedDocIDs(sampleReport()); !cmp.Equal(got, []string{"d1", "d2"}) {
 		t.Errorf("cited = %v", got)
 	}
-	for in, want := range map[string]string{"r1": "r1.json", "a/b": "a_b.json", "..": "report-2.json", "": "report-0.json"} {
+	for in, want := range map[string]string{"r1": "r1.json", "a/b": "a_b.json", "..": "report.json", "": "report.json"} {
 		if got := FileName(in, ".json"); got != want {
 			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
 		}

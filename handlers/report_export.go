@@ -1,0 +1,186 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/export"
+	"github.com/crucible-portal/crucible/views"
+)
+
+// Content types of the report exports.
+const (
+	jsonContentType     = "application/json"
+	markdownContentType = "text/markdown; charset=utf-8"
+)
+
+// TitleReader looks up document titles in bulk.
+type TitleReader interface {
+	// Titles returns the titles of the documents with the ids; ids of
+	// documents not stored are absent from the map.
+	Titles(ctx context.Context, ids []string) (map[string]string, error)
+}
+
+// ExportJSON sends the report whose id is in the path as a download in
+// the TREC NeuCLIR 2024 report format, with Crucible's provenance in the
+// extra "crucible" objects. The portal knows no collection ids, so the
+// list is empty. An unknown id is a 404.
+func (h *Reports) ExportJSON(c echo.Context) error {
+	rep, err := h.loadReport(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	b, err := export.NeuCLIRJSON(rep, nil)
+	if err != nil {
+		return fmt.Errorf("export report %d as JSON: %w", rep.ID, err)
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, attachment(exportFileName(rep, ".json")))
+	return c.Blob(http.StatusOK, jsonContentType, b)
+}
+
+// ExportMarkdown sends the report whose id is in the path as a Markdown
+// download: its sentences with numbered citations and the references,
+// titled as the collection titles the cited documents. An unknown id is a
+// 404.
+func (h *Reports) ExportMarkdown(c echo.Context) error {
+	ctx := c.Request().Context()
+	rep, err := h.loadReport(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	titles, err := h.titles(ctx, export.CitedDocIDs(rep))
+	if err != nil {
+		return fmt.Errorf("export report %d as Markdown: %w", rep.ID, err)
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, attachment(exportFileName(rep, ".md")))
+	return c.Blob(http.StatusOK, markdownContentType, []byte(export.Markdown(rep, titles)))
+}
+
+// Print renders the report whose id is in the path as a page made for
+// printing: the request, the text with numbered citations and an
+// evidence appendix quoting every cited span. An unknown id is a 404.
+func (h *Reports) Print(c echo.Context) error {
+	ctx := c.Request().Context()
+	rep, err := h.loadReport(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	sources, err := h.loadSources(ctx, rep.Sentences)
+	if err != nil {
+		return err
+	}
+	vm := buildReportPrint(rep, sources)
+	vm.Site = h.Site.WithActive(views.NavReports)
+	vm.Engine = views.EngineLabelFor(h.Service.Engines(), rep.Engine)
+	return Render(c, http.StatusOK, views.ReportPrint(vm))
+}
+
+// titles returns the titles of the documents with the ids: through Titles
+// when it is set, else one document at a time through Documents. Documents
+// no longer stored are left out.
+func (h *Reports) titles(ctx context.Context, ids []string) (map[string]string, error) {
+	if h.Titles != nil {
+		t, err := h.Titles.Titles(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("load the titles of %d cited documents: %w", len(ids), err)
+		}
+		return t, nil
+	}
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
+		doc, err := h.Documents.Document(ctx, id)
+		if errors.Is(err, pipeline.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load cited document %q: %w", id, err)
+		}
+		out[id] = doc.Title
+	}
+	return out, nil
+}
+
+// exportFileName is the download name of a report's export: its request
+// id made safe for a file name, or "report-<id>" when the request has
+// none, with the extension.
+func exportFileName(rep pipeline.Report, ext string) string {
+	base := rep.Request.ID
+	if base == "" {
+		base = "report-" + strconv.FormatInt(rep.ID, 10)
+	}
+	return export.FileName(base, ext)
+}
+
+// attachment is a Content-Disposition value that makes the response a
+// download called name. mime.FormatMediaType quotes and escapes the name,
+// and writes names with characters outside printable ASCII in the
+// percent-encoded form of RFC 2231 (the filename* parameter), so no name
+// can break out of the header. Should it refuse a name all the same, the
+// download goes without one rather than with a broken header.
+func attachment(name string) string {
+	if v := mime.FormatMediaType("attachment", map[string]string{"filename": name}); v != "" {
+		return v
+	}
+	return "attachment"
+}
+
+// buildReportPrint lays out the printable page: the report page's
+// sentences and numbering, and for each reference the distinct spans its
+// sentences cite, in order of first citation, quoted from the document.
+func buildReportPrint(rep pipeline.Report, sources map[string]citedDocument) views.ReportPrintPage {
+	page := buildReportPage(rep, sources)
+	vm := views.ReportPrintPage{Report: rep}
+	evidence := make(map[int]*views.Evidence, len(page.References))
+	for _, ref := range page.References {
+		vm.Evidence = append(vm.Evidence, views.Evidence{Reference: ref})
+	}
+	for i := range vm.Evidence {
+		evidence[vm.Evidence[i].Number] = &vm.Evidence[i]
+	}
+	type spanKey struct {
+		ref, start, end int
+	}
+	seen := map[spanKey]bool{}
+	for _, s := range page.Sentences {
+		vm.Sentences = append(vm.Sentences, views.PrintSentence{Text: s.Text, Ref: s.Ref})
+		ev := evidence[s.Ref]
+		key := spanKey{ref: s.Ref, start: s.Citation.Start, end: s.Citation.End}
+		if ev == nil || ev.Source.DocumentMissing || seen[key] {
+			continue
+		}
+		seen[key] = true
+		text, ok := quoteSpan(sources[s.Citation.DocID].Text, s.Citation)
+		ev.Spans = append(ev.Spans, views.QuotedSpan{
+			Start: s.Citation.Start, End: s.Citation.End, Text: text, Outside: !ok,
+		})
+	}
+	return vm
+}
+
+// quoteSpan returns the text a citation's byte offsets mark in its
+// document's text. The offsets are clamped to the text and widened to
+// whole characters should one fall inside a character, so the quote is
+// always valid text, and matches what the report page marks. ok is false
+// when no part of the span lies in the text.
+func quoteSpan(text string, c pipeline.Citation) (quote string, ok bool) {
+	start := min(max(c.Start, 0), len(text))
+	end := min(max(c.End, 0), len(text))
+	if start >= end {
+		return "", false
+	}
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	return text[start:end], true
+}
