@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,17 @@ const (
 	// verifyExtra is how many candidates beyond k per nugget are verified,
 	// so a failed check can fall back to the next candidate.
 	verifyExtra = 1
+	// passagePool, passagesPerDoc and passageDecay shape the document
+	// ranking of retrieve (see rerankByPassages).
+	passagePool    = 1000
+	passagesPerDoc = 3
+	passageDecay   = 0.5
+	// ownSourceBonus is added to the scan promise of the passages of the
+	// documents a nugget was drawn from.
+	ownSourceBonus = 3
+	// maxKeptPerDoc is how many of the kept nuggets one document may give
+	// before others have had their turn (see spreadOverDocuments).
+	maxKeptPerDoc = 1
 )
 
 // Engine runs the pipeline.
@@ -69,7 +81,8 @@ type Engine struct {
 }
 
 // Observer receives a run's progress and artefacts as they are made. Save
-// errors stop the run.
+// errors stop the run. Calls are serialised: an observer needs no locking
+// of its own for them.
 type Observer interface {
 	Progress(p pipeline.Progress)
 	Retrieved(ctx context.Context, docs []pipeline.RetrievedDoc) error
@@ -97,6 +110,7 @@ type run struct {
 	stage    string
 	problems []string
 	pmu      sync.Mutex
+	omu      sync.Mutex // serialises Observer.Progress calls
 
 	docs     map[string]pipeline.Document
 	passages map[string][]pipeline.Passage
@@ -130,11 +144,16 @@ func (e *Engine) Generate(ctx context.Context, req pipeline.Request, s pipeline.
 }
 
 func (r *run) enter(stage string, total int) {
+	r.omu.Lock()
+	defer r.omu.Unlock()
 	r.stage = stage
 	r.obs.Progress(pipeline.Progress{Stage: stage, Total: total, Usage: r.model.usage()})
 }
 
+// tick reports progress; stage workers call it concurrently.
 func (r *run) tick(done, total int) {
+	r.omu.Lock()
+	defer r.omu.Unlock()
 	r.obs.Progress(pipeline.Progress{Stage: r.stage, Done: done, Total: total, Usage: r.model.usage()})
 }
 
@@ -209,7 +228,8 @@ func RunID(engine string, verified bool) string {
 	return id
 }
 
-// retrieve ranks documents for the request (MaxP over passages).
+// retrieve ranks documents for the request: MaxP over passages, then
+// reranked by their top passages together (see rerankByPassages).
 func (r *run) retrieve(ctx context.Context) ([]pipeline.RetrievedDoc, error) {
 	r.enter(StageRetrieve, 1)
 	q := r.req.Query()
@@ -227,11 +247,50 @@ func (r *run) retrieve(ctx context.Context) ([]pipeline.RetrievedDoc, error) {
 	for i, h := range res.Hits {
 		docs[i] = pipeline.RetrievedDoc{Rank: i + 1, DocID: h.DocID, Title: h.Title, Score: h.Score, Ordinal: h.Ordinal}
 	}
+	if err := r.rerankByPassages(ctx, q, docs); err != nil {
+		return nil, err
+	}
 	if err := r.obs.Retrieved(ctx, docs); err != nil {
 		return nil, err
 	}
 	r.tick(1, 1)
 	return docs, nil
+}
+
+// rerankByPassages reorders the retrieved documents by the evidence of
+// their best passages together rather than of the best alone: a document's
+// score becomes the sum of its top passage scores among the best
+// passagePool passages of the query, the i-th best weighted
+// passageDecay^i (the best passage keeps its weight 1, so a document
+// with a single matching passage keeps its MaxP score). A document that
+// treats the request's subject at length outranks one that mentions it
+// once in a passage dense with the query's words. Ranks are renumbered;
+// ties keep the MaxP order.
+func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.RetrievedDoc) error {
+	res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: max(passagePool, 4*len(docs))})
+	if err != nil {
+		return err
+	}
+	seen := map[string]int{}
+	sum := map[string]float64{}
+	for _, h := range res.Hits {
+		i := seen[h.DocID]
+		if i >= passagesPerDoc {
+			continue
+		}
+		seen[h.DocID] = i + 1
+		sum[h.DocID] += h.Score * math.Pow(passageDecay, float64(i))
+	}
+	for i := range docs {
+		if s, ok := sum[docs[i].DocID]; ok && s > docs[i].Score {
+			docs[i].Score = s
+		}
+	}
+	sortStable(docs, func(a, b pipeline.RetrievedDoc) bool { return a.Score > b.Score })
+	for i := range docs {
+		docs[i].Rank = i + 1
+	}
+	return nil
 }
 
 // document loads a document once per run.

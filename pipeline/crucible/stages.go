@@ -171,8 +171,9 @@ func (r *run) merge(ctx context.Context, ns []pipeline.Nugget) ([]pipeline.Nugge
 }
 
 // rank scores each canonical nugget's quality features, fuses quality with
-// popularity, keeps the top nuggets and stores every nugget (merged-away
-// paraphrases too, with popularity 0) for the nugget bank.
+// popularity, spreads the kept places over documents (see
+// spreadOverDocuments), keeps the top nuggets and stores every nugget
+// (merged-away paraphrases too, with popularity 0) for the nugget bank.
 func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pipeline.Nugget, error) {
 	r.enter(StageRank, len(canonical))
 	var done counter
@@ -203,7 +204,7 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 	if err != nil {
 		return nil, err
 	}
-	ranked := pipeline.RankNuggets(canonical, 0)
+	ranked := spreadOverDocuments(pipeline.RankNuggets(canonical, 0), r.s.KeepNuggets)
 	kept := ranked
 	if len(kept) > r.s.KeepNuggets {
 		kept = kept[:r.s.KeepNuggets]
@@ -231,6 +232,33 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 	return kept, nil
 }
 
+// spreadOverDocuments reorders ranked nuggets so that the first keep of
+// them draw on many documents: in rank order, a nugget whose first source
+// already gave maxKeptPerDoc of the nuggets before it waits until the
+// others have had their turn. Rank is renumbered from 1 in the new order.
+func spreadOverDocuments(ranked []pipeline.Nugget, keep int) []pipeline.Nugget {
+	out := make([]pipeline.Nugget, 0, len(ranked))
+	var later []pipeline.Nugget
+	per := map[string]int{}
+	for _, n := range ranked {
+		src := ""
+		if len(n.Sources) > 0 {
+			src = n.Sources[0]
+		}
+		if len(out) < keep && per[src] >= maxKeptPerDoc {
+			later = append(later, n)
+			continue
+		}
+		per[src]++
+		out = append(out, n)
+	}
+	out = append(out[:min(len(out), keep)], append(later, out[min(len(out), keep):]...)...)
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
 func boolf(b bool) float64 {
 	if b {
 		return 1
@@ -247,11 +275,16 @@ type scanTarget struct {
 }
 
 // scanOrder lists the retrieved documents' passages that share terms with
-// the nugget, most promising first (answer terms weigh double), retrieval
-// order breaking ties, at most maxScanPassages.
+// the nugget, most promising first (answer terms weigh double, passages of
+// the nugget's own source documents gain ownSourceBonus), retrieval order
+// breaking ties, at most maxScanPassages.
 func (r *run) scanOrder(ctx context.Context, n pipeline.Nugget, ret []pipeline.RetrievedDoc, passageTerms func(pipeline.Passage) map[string]bool) ([]scanTarget, error) {
 	q := r.termSet(n.Question)
 	a := r.termSet(n.Answer)
+	own := map[string]bool{}
+	for _, id := range n.Sources {
+		own[id] = true
+	}
 	var out []scanTarget
 	order := 0
 	for _, d := range ret {
@@ -272,6 +305,11 @@ func (r *run) scanOrder(ctx context.Context, n pipeline.Nugget, ret []pipeline.R
 				if terms[t] {
 					score += 2
 				}
+			}
+			if score >= 2 && own[d.DocID] {
+				// The nugget's own source states it for certain: its
+				// passages come first among equally promising ones.
+				score += ownSourceBonus
 			}
 			if score >= 2 {
 				out = append(out, scanTarget{p: p, title: d.Title, score: score, order: order})
@@ -308,7 +346,10 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 	}
 	perNugget := make([][]pipeline.Candidate, len(kept))
 	var done counter
-	err := pipeline.ForEach(ctx, len(kept), max(1, r.s.Concurrency/scanBatch), func(ctx context.Context, i int) error {
+	// Every nugget scans at once: the model (its slots or the client's
+	// concurrency limit) bounds the calls really in flight, so a nugget that
+	// stopped early leaves no slot idle.
+	err := pipeline.ForEach(ctx, len(kept), r.s.Concurrency, func(ctx context.Context, i int) error {
 		defer func() { r.tick(done.inc(), len(kept)) }()
 		n := kept[i]
 		targets, err := r.scanOrder(ctx, n, ret, passageTerms)

@@ -31,8 +31,8 @@
 //     scope; style from question and answer length; vital and researchy
 //     from the answer's kind and the question's wording.
 //   - extract: the passage sentence that states the answer (normalised)
-//     and shares the question's terms, cited verbatim as SUPPORT and
-//     lightly cleaned to stand alone as SENTENCE.
+//     and shares the question's terms, concise ones preferred, cited
+//     verbatim as SUPPORT and lightly cleaned to stand alone as SENTENCE.
 //   - verify_support and verify_coverage: term, number and answer overlap.
 //
 // The request's terms are weighted throughout by a profile: title terms

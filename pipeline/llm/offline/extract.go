@@ -33,8 +33,13 @@ const (
 	// disagreeMaxConfidence caps the confidence in such a sentence below
 	// the pipeline's default threshold: it may answer the question, but
 	// it does not state what the nugget's source did.
-	disagreeMaxConfidence   = 0.45
-	extractLongChars        = 400
+	disagreeMaxConfidence = 0.45
+	extractLongChars      = 400
+	// extractConciseChars is the length beyond which a sentence's
+	// confidence falls by its excess ratio to the power
+	// extractConcisePower.
+	extractConciseChars     = 150
+	extractConcisePower     = 0.5
 	extractLongFactor       = 0.8
 	extractPronounFactor    = 0.85
 	extractMinSentenceWords = 4
@@ -70,7 +75,9 @@ type extractCandidate struct {
 // number or name), when it uses 0.6 of the question's and answer's terms
 // together and 0.5 of the question's. Its confidence is
 // 0.15 + 0.45a + 0.35q + 0.05r, times 0.85 when it opens with a pronoun
-// ("It", "They", "This"...) and 0.8 beyond 400 characters; sentences
+// ("It", "They", "This"...), times (150 / length)^0.5 beyond 150
+// characters (a report has room for few sentences; the same fact said in
+// fewer words is worth more) and 0.8 beyond 400 characters; sentences
 // beyond 400 characters are taken only when no shorter one qualifies.
 // The best is cited verbatim as SUPPORT, and given as SENTENCE lightly
 // cleaned to stand alone (see cleanSentence); a sentence that still refers
@@ -131,9 +138,15 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 		if startsWithPronoun(sentence) {
 			score *= extractPronounFactor
 		}
-		long := utf8.RuneCountInString(raw) > extractLongChars
+		chars := utf8.RuneCountInString(sentence)
+		long := chars > extractLongChars
 		if long {
 			score *= extractLongFactor
+		}
+		if chars > extractConciseChars {
+			// A report has room for a few sentences: the same fact said
+			// in fewer words is worth more.
+			score *= math.Pow(float64(extractConciseChars)/float64(chars), extractConcisePower)
 		}
 		if disagrees {
 			score = math.Min(score, disagreeMaxConfidence)

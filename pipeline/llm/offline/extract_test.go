@@ -208,3 +208,19 @@ func BenchmarkExtract(b *testing.B) {
 		}
 	}
 }
+
+func TestExtractConfidenceFavoursConciseSentences(t *testing.T) {
+	e := newTestEngine()
+	concise := "Congress passed the McKinley Tariff in 1890."
+	wordy := "Congress passed the McKinley Tariff in 1890, after a debate of many months in both houses on the rates of duty " +
+		"on wool, tin plate, sugar and a great many other articles of import, with amendments offered on every schedule."
+	short, _ := extractOf(t, e, tariffNugget, concise)
+	long, _ := extractOf(t, e, tariffNugget, wordy)
+	if !short.Found || !long.Found {
+		t.Fatalf("found: %v, %v", short.Found, long.Found)
+	}
+	if long.Confidence >= short.Confidence {
+		t.Errorf("confidence of a %d-character sentence %g ≥ that of the same fact in %d characters %g",
+			len(wordy), long.Confidence, len(concise), short.Confidence)
+	}
+}

@@ -46,8 +46,8 @@ const (
 // Candidates are scored by the kind of fact (dates, sums and percentages
 // first, then quantities and names) times 1 plus the request weight of the
 // sentence's terms. Names made only of words such as "United States", and
-// names or phrases made only of the request's own terms, are no news and
-// are left out. Sentences with fewer than two facts may also give a
+// answers made only of the request's own terms (its subject, or a year its
+// title names), are no news and are left out. Sentences with fewer than two facts may also give a
 // definition ("What is the broader task of preventing unemployment?") or
 // the object their clause ends on ("... attributed to what?"), worth less
 // than a fact (see phrases.go). Each sentence gives at most two nuggets
@@ -92,8 +92,8 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if key == "" {
 				continue
 			}
-			if f.kind == factName && (f.generic || allIn(e.an.Terms(answer), prof.weight)) {
-				continue // "United States", or the request's own subject: no news
+			if f.kind == factName && f.generic || allIn(e.an.Terms(answer), prof.weight) {
+				continue // "United States", or what the request already says: no news
 			}
 			q := e.question(s, toks, f, prof, wt)
 			if q == "" {

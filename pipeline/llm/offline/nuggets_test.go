@@ -160,3 +160,17 @@ func TestNuggetsNoneForEmptySummary(t *testing.T) {
 		t.Errorf("answer %q, want NONE", resp.Text)
 	}
 }
+
+func TestNuggetsSkipAnswersTheRequestStates(t *testing.T) {
+	req := tariffRequest
+	req.Title = "The McKinley Tariff of 1890"
+	got := nuggetsOf(t, newTestEngine(), req, "In 1890 Congress passed the McKinley Tariff, raising duties on imports to an average of 49.5 percent.", 5)
+	if len(got) == 0 {
+		t.Fatal("no nugget at all")
+	}
+	for _, qa := range got {
+		if qa.Answer == "1890" {
+			t.Errorf("nugget %+v answers with what the request already says", qa)
+		}
+	}
+}
