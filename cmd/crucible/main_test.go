@@ -405,3 +405,49 @@ func TestReportBatch(t *testing.T) {
 		t.Errorf("second run made %s calls but only %s came from the cache", m[1], m[2])
 	}
 }
+
+func TestReportBaselineLead(t *testing.T) {
+	data, out := t.TempDir(), t.TempDir()
+	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatal("ingest failed")
+	}
+	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
+	os.WriteFile(reqs, []byte(`{"request_id":"b-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":700}`+"\n"), 0o644)
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--baseline", "first"); code != 2 || !strings.Contains(stderr, `unknown --baseline "first"`) {
+		t.Errorf("unknown baseline: exit %d, stderr %q", code, stderr)
+	}
+	stdout, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--baseline", "lead")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "0 model calls") || !strings.Contains(stdout, "with the lead baseline") {
+		t.Errorf("output: %s", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "b-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		RunID     string `json:"run_id"`
+		Sentences []struct {
+			Text      string   `json:"text"`
+			Citations []string `json:"citations"`
+		} `json:"sentences"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunID != "lead-baseline" || len(rep.Sentences) == 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	length := -1
+	for _, s := range rep.Sentences {
+		length += 1 + len([]rune(s.Text))
+		if len(s.Citations) != 1 {
+			t.Errorf("sentence %q cites %v", s.Text, s.Citations)
+		}
+	}
+	if length > 700 {
+		t.Errorf("baseline report of %d characters, limit 700", length)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/export"
@@ -36,12 +37,13 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	engineID := fs.String("engine", "offline", "engine: offline or openai")
 	verify := fs.Bool("verify", false, "run the support and coverage checks (Crucible-Verified)")
 	markdown := fs.Bool("markdown", false, "also write <request_id>.md")
+	baseline := fs.String("baseline", "", "write a baseline report instead of running the pipeline: lead (the best-matching BM25 sentences, no model)")
 	s := pipeline.DefaultSettings()
 	fs.IntVar(&s.Retrieve, "retrieve", s.Retrieve, "documents retrieved (N)")
 	fs.IntVar(&s.IdeationDocs, "ideation-docs", s.IdeationDocs, "documents nuggets are drawn from (D)")
 	fs.IntVar(&s.KeepNuggets, "keep-nuggets", s.KeepNuggets, "nuggets kept after ranking")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify]")
+		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--baseline lead]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -50,6 +52,11 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	if *requests == "" || *out == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: report needs --requests and --out", errUsage)
+	}
+	switch *baseline {
+	case "", "lead":
+	default:
+		return fmt.Errorf("%w: unknown --baseline %q (the baseline is lead)", errUsage, *baseline)
 	}
 	s.Verify = *verify
 	if err := s.Validate(); err != nil {
@@ -76,7 +83,15 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	if eng.Check != nil {
+	generate, label := eng.Pipeline.Generate, eng.Info.Label
+	if *baseline == "lead" {
+		// The lead baseline needs no model: it reads BM25 passages only.
+		lead := eng.Pipeline
+		generate = func(ctx context.Context, req pipeline.Request, _ pipeline.Settings, _ crucible.Observer) (pipeline.Report, error) {
+			return lead.Lead(ctx, req, index.Sentences)
+		}
+		label = "lead baseline"
+	} else if eng.Check != nil {
 		if err := eng.Check(ctx); err != nil {
 			return err
 		}
@@ -89,12 +104,12 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		if err != nil {
 			return err
 		}
-		return runReport(ctx, eng.Pipeline.Generate, req, s, cols, *out, *markdown, a, stdout)
+		return runReport(ctx, generate, req, s, cols, *out, *markdown, a, stdout)
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d report(s) to %s with the %s; %d request(s) failed\n", ok, *out, eng.Info.Label, bad)
+	fmt.Fprintf(stdout, "wrote %d report(s) to %s with the %s; %d request(s) failed\n", ok, *out, label, bad)
 	if bad > 0 {
 		return &exitError{code: 3}
 	}
