@@ -1,0 +1,173 @@
+package judge
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// tableColumns are the metric columns of WriteTable, in order.
+var tableColumns = []string{"recall", "vital", "density", "novelty", "relevant", "support"}
+
+func (m Metrics) row() []float64 {
+	return []float64{m.NuggetRecall, m.VitalRecall, m.NuggetDensity, m.SentenceNovelty, m.RelevantSentences, m.CitationSupport}
+}
+
+// WriteTable writes the results as a plain-text table: one row per request
+// (its sentence, nugget and citation counts, then nugget recall, vital
+// nugget recall, nugget density, sentence novelty, relevant sentences and
+// citation support to three decimals), a "mean" row, and lines naming the
+// judge and listing the missing and unjudged requests. A missing report's
+// row says "missing"; a request without vital nuggets shows "-" for vital
+// recall, as does the mean when no request has one.
+func WriteTable(w io.Writer, r Results) error {
+	bw := bufio.NewWriter(w)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "request\tsentences\tnuggets\tcitations\t%s\n", strings.Join(tableColumns, "\t"))
+	for _, rr := range r.Requests {
+		c := rr.Counts
+		sentences := fmt.Sprint(c.Sentences)
+		if rr.Missing {
+			sentences = "missing"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d/%d\t%s\n", rr.RequestID, sentences, c.Covered, c.Nuggets,
+			c.Supported, c.Citations, formatRow(rr.Metrics, c.VitalNuggets > 0))
+	}
+	t := r.Totals
+	fmt.Fprintf(tw, "mean (%d)\t%d\t%d/%d\t%d/%d\t%s\n", len(r.Requests), t.Sentences, t.Covered, t.Nuggets,
+		t.Supported, t.Citations, formatRow(r.Mean, r.VitalRequests > 0))
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write evaluation table: %w", err)
+	}
+	fmt.Fprintf(bw, "judge: %s\n", r.Judge)
+	if r.VitalRequests < len(r.Requests) {
+		fmt.Fprintf(bw, "vital recall averaged over the %d of %d requests with vital nuggets\n", r.VitalRequests, len(r.Requests))
+	}
+	if t.Undecided > 0 {
+		fmt.Fprintf(bw, "undecided verdicts (counted as no): %d\n", t.Undecided)
+	}
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(bw, "missing reports (scored 0): %s\n", strings.Join(r.Missing, ", "))
+	}
+	if len(r.Unjudged) > 0 {
+		fmt.Fprintf(bw, "no gold nuggets (not scored): %s\n", strings.Join(r.Unjudged, ", "))
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write evaluation table: %w", err)
+	}
+	return nil
+}
+
+func formatRow(m Metrics, hasVital bool) string {
+	cells := make([]string, 0, len(tableColumns))
+	for i, v := range m.row() {
+		if i == 1 && !hasVital {
+			cells = append(cells, "-")
+			continue
+		}
+		cells = append(cells, fmt.Sprintf("%.3f", v))
+	}
+	return strings.Join(cells, "\t")
+}
+
+// WriteReport writes one report's evaluation as plain text: the metrics,
+// the nugget × sentence coverage grid ("x" covered, "?" undecided, "."
+// not; sentences numbered from 1; vital nuggets starred), the nuggets with
+// the sentences covering them, and each sentence with its citations'
+// verdicts.
+func WriteReport(w io.Writer, rr ReportResult) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "request %s", rr.RequestID)
+	if rr.RunID != "" {
+		fmt.Fprintf(bw, ", run %s", rr.RunID)
+	}
+	if rr.Missing {
+		bw.WriteString(": no report")
+	}
+	fmt.Fprintf(bw, "\njudge: %s\n", rr.Judge)
+	m, c := rr.Metrics, rr.Counts
+	fmt.Fprintf(bw, "nugget recall %.3f (%d/%d)", m.NuggetRecall, c.Covered, c.Nuggets)
+	if c.VitalNuggets > 0 {
+		fmt.Fprintf(bw, ", vital %.3f (%d/%d)", m.VitalRecall, c.VitalCovered, c.VitalNuggets)
+	}
+	fmt.Fprintf(bw, "\nnugget density %.3f, sentence novelty %.3f (%d/%d), relevant sentences %.3f (%d/%d)\n",
+		m.NuggetDensity, m.SentenceNovelty, c.NovelSentences, c.Sentences, m.RelevantSentences, c.RelevantSentences, c.Sentences)
+	fmt.Fprintf(bw, "citation support %.3f (%d/%d)\n", m.CitationSupport, c.Supported, c.Citations)
+	if c.Undecided > 0 {
+		fmt.Fprintf(bw, "undecided verdicts (counted as no): %d\n", c.Undecided)
+	}
+	if len(rr.Nuggets) > 0 && len(rr.Sentences) > 0 {
+		bw.WriteString("\ncoverage (nugget × sentence):\n")
+		tw := tabwriter.NewWriter(bw, 0, 0, 1, ' ', 0)
+		head := []string{"nugget"}
+		for j := range rr.Sentences {
+			head = append(head, fmt.Sprint(j+1))
+		}
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for i, n := range rr.Nuggets {
+			cells := []string{nuggetTag(n.Nugget)}
+			for j := range rr.Sentences {
+				mark := "."
+				switch v := rr.Coverage[i][j]; {
+				case v.Error != "":
+					mark = "?"
+				case v.Yes:
+					mark = "x"
+				}
+				cells = append(cells, mark)
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+		tw.Flush()
+	}
+	if len(rr.Nuggets) > 0 {
+		bw.WriteString("\nnuggets (* vital; covering sentences in brackets):\n")
+		for _, n := range rr.Nuggets {
+			by := make([]string, len(n.Sentences))
+			for k, j := range n.Sentences {
+				by[k] = fmt.Sprint(j + 1)
+			}
+			fmt.Fprintf(bw, "%s [%s] %s\n", nuggetTag(n.Nugget), strings.Join(by, " "), oneLine(n.Nugget.Label()))
+		}
+	}
+	for _, s := range rr.Sentences {
+		fmt.Fprintf(bw, "\n%d. %s\n", s.Index+1, oneLine(s.Text))
+		for _, cit := range s.Citations {
+			verdict := "unsupported"
+			switch {
+			case cit.Verdict.Error != "":
+				verdict = "undecided"
+			case cit.Verdict.Yes:
+				verdict = "supported"
+			}
+			where := cit.Evidence.PassageID
+			if where == "" {
+				where = cit.DocID
+			}
+			fmt.Fprintf(bw, "   [%s] %s (%s)", where, verdict, cit.Evidence.Basis)
+			if r := cit.Verdict.Reason; r != "" {
+				fmt.Fprintf(bw, ": %s", r)
+			}
+			if e := cit.Verdict.Error; e != "" {
+				fmt.Fprintf(bw, ": %s", e)
+			}
+			bw.WriteString("\n")
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write report evaluation: %w", err)
+	}
+	return nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// nuggetTag is a nugget's id, starred when vital.
+func nuggetTag(n Nugget) string {
+	if n.Importance == Vital {
+		return n.ID + "*"
+	}
+	return n.ID
+}
