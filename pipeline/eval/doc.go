@@ -4,8 +4,10 @@
 // and NPL MAP from `trec_eval -m map`).
 //
 // It reads and writes the TREC formats: qrels ("qid iter docid grade") and
-// runs ("qid Q0 docid rank score tag"). Measures carry trec_eval's names:
-// map, recip_rank, P_k, recall_k and ndcg_cut_k.
+// runs ("qid Q0 docid rank score tag"), and nugget judgements in ndeval's
+// column order ("qid nugget_id docid grade", see NuggetQrels). Measures
+// carry trec_eval's names: map, recip_rank, P_k, recall_k and ndcg_cut_k;
+// the nugget measures are alpha_ndcg_cut_k and coverage_k.
 //
 // trec_eval conventions followed:
 //
@@ -41,6 +43,35 @@
 //     and line. Evaluate, handed a Run built in memory, keeps each
 //     document's first occurrence in trec_eval order (its highest score), so
 //     nothing is counted twice.
+//
+// Nugget measures. Given nugget-level judgements (NuggetQrels, lines "qid
+// nugget_id docid grade"), Evaluate also reports alpha_ndcg_cut_k
+// (α-nDCG@k, Clarke et al. 2008, α = 0.5 unless set) and coverage_k (the
+// share of the query's nuggets covered by the top k). They follow ndeval,
+// the TREC Web track's diversity evaluator, except where noted:
+//
+//   - Coverage is binary: a grade above 0 covers the nugget, whatever its
+//     size (ndeval reads only grades 0 and up and caps them at 1; here 0
+//     and below cover nothing). Only nugget-judged documents count; a retrieved document
+//     missing from the nugget judgements covers nothing and gains 0.
+//   - A query's nuggets are those some judged document covers; a nugget
+//     with no covering document is ignored (ndeval's actual subtopics).
+//   - alpha_ndcg_cut_k: the document at rank i gains Σ (1-α)^c over the
+//     nuggets it covers, c being the number of documents above it
+//     covering the same nugget, discounted by log2(i+1). The ideal ranking
+//     is greedy over every document covering a nugget, retrieved or not:
+//     at each rank the largest gain given the documents already placed,
+//     equal gains to the largest document id (ndeval's strcmp rule).
+//     Greedy is an approximation, so a ranking may score above 1.
+//   - Order. Runs are ordered as for the other measures (score, then
+//     document id descending), which is ndeval -traditional; ndeval by
+//     default orders by the rank column, which Options.ByRank selects.
+//   - Averaging. A query without nuggets has no value for the nugget
+//     measures: it is left out of their means and listed in
+//     Results.Undefined, as trec_eval leaves out queries without
+//     judgements. ndeval instead averages a topic whose subtopics have no
+//     positive judgement as 0. Otherwise the queries averaged are those
+//     of the other measures, with or without Complete.
 //
 // Where the readers are stricter than trec_eval, they report the line
 // instead of guessing: a grade or rank must be a whole number (trec_eval's

@@ -34,12 +34,42 @@ type Ranking struct {
 	// Ideal holds the positive grades of all the query's judged documents,
 	// highest first: the best possible ranking's gains.
 	Ideal []int
+
+	// The fields below come from nugget judgements (see
+	// NewRankingWithNuggets); they are nil when the query has no nuggets.
+
+	// Nuggets are the query's nuggets: those covered (grade > 0) by at
+	// least one document of its nugget judgements, retrieved or not, in
+	// byte order. The nugget measures are undefined for a query without.
+	Nuggets []string
+	// Covers[i] lists the nuggets DocIDs[i] covers, as ascending indexes
+	// into Nuggets; nil when it covers none (a document missing from the
+	// nugget judgements covers none).
+	Covers [][]int
+	// PoolDocIDs are the documents an ideal ranking is drawn from: every
+	// document covering at least one nugget, retrieved or not, in id
+	// descending byte order. PoolCovers[j] lists the nuggets PoolDocIDs[j]
+	// covers, as ascending indexes into Nuggets.
+	PoolDocIDs []string
+	PoolCovers [][]int
 }
 
 // NewRanking orders entries as trec_eval does (see Ranked) and joins them
 // with the query's judgements (document id → grade; nil for none).
 func NewRanking(qid string, judgements map[string]int, entries []RunEntry) *Ranking {
-	ranked := Ranked(entries)
+	return newRanking(qid, judgements, nil, Ranked(entries))
+}
+
+// NewRankingWithNuggets is NewRanking that also joins the query's nugget
+// judgements (document id → nugget id → grade; nil for none), which the
+// nugget measures (AlphaNDCG, Coverage) read.
+func NewRankingWithNuggets(qid string, judgements map[string]int, nuggets map[string]map[string]int, entries []RunEntry) *Ranking {
+	return newRanking(qid, judgements, nuggets, Ranked(entries))
+}
+
+// newRanking builds a Ranking from entries already ordered and without
+// duplicate documents.
+func newRanking(qid string, judgements map[string]int, nuggets map[string]map[string]int, ranked []RunEntry) *Ranking {
 	r := &Ranking{
 		QueryID: qid,
 		DocIDs:  make([]string, len(ranked)),
@@ -59,7 +89,43 @@ func NewRanking(qid string, judgements map[string]int, entries []RunEntry) *Rank
 		}
 	}
 	slices.SortFunc(r.Ideal, func(a, b int) int { return cmp.Compare(b, a) })
+	r.joinNuggets(nuggets)
 	return r
+}
+
+// joinNuggets fills the nugget fields from the query's nugget judgements.
+func (r *Ranking) joinNuggets(judgements map[string]map[string]int) {
+	r.Nuggets = nuggetsOf(judgements)
+	if len(r.Nuggets) == 0 {
+		r.Nuggets = nil
+		return
+	}
+	index := make(map[string]int, len(r.Nuggets))
+	for i, id := range r.Nuggets {
+		index[id] = i
+	}
+	covers := func(docID string) []int {
+		var out []int
+		for nuggetID, g := range judgements[docID] {
+			if g > 0 {
+				out = append(out, index[nuggetID])
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	r.Covers = make([][]int, len(r.DocIDs))
+	for i, docID := range r.DocIDs {
+		r.Covers[i] = covers(docID)
+	}
+	for _, docID := range sortedKeys(judgements) {
+		if c := covers(docID); c != nil {
+			r.PoolDocIDs = append(r.PoolDocIDs, docID)
+			r.PoolCovers = append(r.PoolCovers, c)
+		}
+	}
+	slices.Reverse(r.PoolDocIDs)
+	slices.Reverse(r.PoolCovers)
 }
 
 // relevant reports whether the document at 0-based position i is relevant.
@@ -71,6 +137,11 @@ func (r *Ranking) relevant(i int) bool { return r.Grades[i] >= relevanceLevel }
 type Measure struct {
 	Name    string
 	Compute func(r *Ranking) float64
+	// Defined, when set, reports whether the measure has a value for the
+	// ranking's query; the nugget measures have none for a query without
+	// nuggets. Evaluate leaves such a query out of the measure's mean and
+	// lists it in Results.Undefined. nil means defined for every query.
+	Defined func(r *Ranking) bool
 }
 
 // MAP is trec_eval's map: the precision at each relevant retrieved
@@ -205,11 +276,16 @@ var measureFamilies = map[string]struct {
 	"P":          {cut: Precision},
 	"recall":     {cut: Recall},
 	"ndcg_cut":   {cut: NDCGCut},
+	// Nugget measures, named in trec_eval's style.
+	"alpha_ndcg_cut": {cut: func(k int) Measure { return AlphaNDCG(k, DefaultAlpha) }},
+	"coverage":       {cut: Coverage},
 }
 
 // ParseMeasures builds measures from trec_eval -m arguments: "map",
 // "recip_rank", or a cutoff measure with optional cutoffs ("P",
-// "recall.100", "ndcg_cut.10,20"; without cutoffs, DefaultCutoffs). An
+// "recall.100", "ndcg_cut.10,20"; without cutoffs, DefaultCutoffs). The
+// nugget measures are "alpha_ndcg_cut" (AlphaNDCG with DefaultAlpha) and
+// "coverage", with cutoffs in the same way ("alpha_ndcg_cut.5,10"). An
 // unknown name, cutoffs on a measure that takes none, or a bad cutoff is an
 // error wrapping pipeline.ErrInvalid. A measure named twice is kept once.
 func ParseMeasures(specs ...string) ([]Measure, error) {
@@ -225,7 +301,7 @@ func ParseMeasures(specs ...string) ([]Measure, error) {
 		name, params, hasParams := strings.Cut(spec, ".")
 		fam, ok := measureFamilies[name]
 		if !ok {
-			return nil, pipeline.Invalidf("unknown measure %q (known: map, recip_rank, P, recall, ndcg_cut)", name)
+			return nil, pipeline.Invalidf("unknown measure %q (known: map, recip_rank, P, recall, ndcg_cut, alpha_ndcg_cut, coverage)", name)
 		}
 		if fam.single != nil {
 			if hasParams {

@@ -193,17 +193,43 @@ func EntriesFromHits(hits []pipeline.Hit) []RunEntry {
 // last. The input is not modified.
 func Ranked(entries []RunEntry) []RunEntry {
 	out := slices.Clone(entries)
+	slices.SortFunc(out, compareTrecEval)
+	return dropDuplicates(out)
+}
+
+// RankedByRank returns a copy of entries ordered by the rank column,
+// lowest first, as ndeval orders runs by default (without -traditional).
+// Equal ranks, which ndeval refuses, fall back to trec_eval order (score
+// descending, then document id descending). A document listed more than
+// once keeps only its first entry in that order. The input is not
+// modified.
+func RankedByRank(entries []RunEntry) []RunEntry {
+	out := slices.Clone(entries)
 	slices.SortFunc(out, func(a, b RunEntry) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		if c := cmp.Compare(a.Rank, b.Rank); c != 0 {
 			return c
 		}
-		return strings.Compare(b.DocID, a.DocID)
+		return compareTrecEval(a, b)
 	})
-	// Equal ids are adjacent only when their scores are equal, so remove
-	// duplicates with a set rather than by neighbours.
-	seen := make(map[string]bool, len(out))
-	kept := out[:0]
-	for _, e := range out {
+	return dropDuplicates(out)
+}
+
+// compareTrecEval orders run entries as trec_eval does: score descending,
+// then document id descending.
+func compareTrecEval(a, b RunEntry) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	return strings.Compare(b.DocID, a.DocID)
+}
+
+// dropDuplicates keeps the first entry of each document, in place.
+func dropDuplicates(entries []RunEntry) []RunEntry {
+	// Equal ids need not be adjacent, so remove duplicates with a set
+	// rather than by neighbours.
+	seen := make(map[string]bool, len(entries))
+	kept := entries[:0]
+	for _, e := range entries {
 		if seen[e.DocID] {
 			continue
 		}

@@ -394,3 +394,59 @@ func FuzzReadRun(f *testing.F) {
 		}
 	})
 }
+
+func TestRankedByRank(t *testing.T) {
+	tests := []struct {
+		name    string
+		entries []RunEntry
+		want    []string
+	}{
+		{
+			name: "rank ascending, scores ignored",
+			entries: []RunEntry{
+				{DocID: "a", Rank: 3, Score: 0.9},
+				{DocID: "b", Rank: 1, Score: 0.1},
+				{DocID: "c", Rank: 2, Score: 0.5},
+			},
+			want: []string{"b", "c", "a"},
+		},
+		{
+			// Rank 1 twice: score descending, then id descending ("d9" > "d10").
+			name: "equal ranks in trec_eval order",
+			entries: []RunEntry{
+				{DocID: "d10", Rank: 1, Score: 1}, {DocID: "low", Rank: 1, Score: 0.5},
+				{DocID: "d9", Rank: 1, Score: 1}, {DocID: "first", Rank: 0, Score: -1},
+			},
+			want: []string{"first", "d9", "d10", "low"},
+		},
+		{
+			// a's rank 1 entry stands; its rank 4 copy is dropped.
+			name: "duplicate document keeps its lowest rank",
+			entries: []RunEntry{
+				{DocID: "a", Rank: 4, Score: 0.9}, {DocID: "b", Rank: 2, Score: 0.5},
+				{DocID: "a", Rank: 1, Score: 0.1},
+			},
+			want: []string{"a", "b"},
+		},
+		{
+			name:    "empty",
+			entries: nil,
+			want:    []string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := append([]RunEntry(nil), tt.entries...)
+			got := []string{}
+			for _, e := range RankedByRank(tt.entries) {
+				got = append(got, e.DocID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("RankedByRank order mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(input, tt.entries); diff != "" {
+				t.Errorf("RankedByRank modified its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
