@@ -79,13 +79,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 	if m.url == "" {
 		return []jobs.Engine{off}, nil
 	}
-	if m.model == "" {
-		return nil, fmt.Errorf("%w: --model-url is set but no --model (or CRUCIBLE_MODEL) names the model to use", errUsage)
-	}
-	client, err := llm.NewOpenAI(llm.Config{
-		BaseURL: m.url, APIKey: m.key, Model: m.model, Timeout: m.timeout,
-		MaxConcurrent: m.concurrency, MaxRetries: m.retries, Logger: logger,
-	})
+	client, err := m.client(logger)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +89,18 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		Check:    client.Check,
 	}
 	return []jobs.Engine{remote, off}, nil
+}
+
+// client builds the OpenAI-compatible client the flags describe; the
+// caller checks m.url first.
+func (m modelFlags) client(logger *slog.Logger) (*llm.OpenAI, error) {
+	if m.model == "" {
+		return nil, fmt.Errorf("%w: --model-url is set but no --model (or CRUCIBLE_MODEL) names the model to use", errUsage)
+	}
+	return llm.NewOpenAI(llm.Config{
+		BaseURL: m.url, APIKey: m.key, Model: m.model, Timeout: m.timeout,
+		MaxConcurrent: m.concurrency, MaxRetries: m.retries, Logger: logger,
+	})
 }
 
 // pickEngine returns the engine with the id.

@@ -61,7 +61,9 @@ Usage:
   crucible reindex --data DIR
   crucible search  --data DIR [--k N] [--docs] [--json] QUERY
   crucible search  --data DIR --queries FILE.jsonl --run OUT.run [--k 1000] [--docs]
-  crucible report  --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--markdown]
+  crucible report  --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--markdown] [--baseline lead]
+  crucible eval    retrieval --qrels Q [--nugget-qrels NQ] --run R [--k 10,20,100] [--json]
+  crucible eval    reports --data DIR --requests FILE --nuggets FILE --reports DIR [--judge offline|model] [--json]
   crucible bench   index|search [--data DIR] [--scale 1,10] [--corpus FILE]
 
 Every command takes --k1 and --b (BM25 parameters, defaults 0.9 and 0.4).
@@ -89,6 +91,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdSearch(ctx, args[1:], env, stdout, stderr)
 	case "report":
 		return cmdReport(ctx, args[1:], env, stdout, stderr)
+	case "eval":
+		return cmdEval(ctx, args[1:], env, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, args[1:], env, stdout, stderr)
 	case "help", "-h", "--help":

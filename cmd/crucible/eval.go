@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/crucible-portal/crucible/pipeline/eval"
+	"github.com/crucible-portal/crucible/pipeline/judge"
+	"github.com/crucible-portal/crucible/pipeline/llm"
+)
+
+// cmdEval measures retrieval runs and reports against gold judgements.
+func cmdEval(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: crucible eval retrieval|reports [flags]")
+		return fmt.Errorf("%w: eval needs retrieval or reports", errUsage)
+	}
+	switch args[0] {
+	case "retrieval":
+		return cmdEvalRetrieval(args[1:], stdout, stderr)
+	case "reports":
+		return cmdEvalReports(ctx, args[1:], env, stdout, stderr)
+	default:
+		return fmt.Errorf("%w: unknown eval kind %q (retrieval or reports)", errUsage, args[0])
+	}
+}
+
+// cmdEvalRetrieval scores a TREC run: trec_eval's measures from qrels and,
+// with nugget judgements, alpha-nDCG@k and coverage@k.
+func cmdEvalRetrieval(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eval retrieval", stderr)
+	qrelsPath := fs.String("qrels", "", "TREC qrels `file` (qid 0 docid grade)")
+	nuggetsPath := fs.String("nugget-qrels", "", "nugget judgements `file`: lines \"qid nugget_id docid grade\", or JSON Lines nuggets with \"docids\" (as summhay-news's nuggets.jsonl)")
+	runPath := fs.String("run", "", "TREC run `file` to score")
+	ks := fs.String("k", "10,20,100", "comma-separated cutoffs")
+	alpha := fs.Float64("alpha", eval.DefaultAlpha, "alpha of alpha-nDCG, in (0, 1]")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	perQuery := fs.Bool("per-query", false, "also print each query's values")
+	byRank := fs.Bool("by-rank", false, "order each query's documents by the run's rank column (ndeval's default) instead of by score (trec_eval's)")
+	complete := fs.Bool("complete", false, "average over every judged query, a query missing from the run scoring 0 (trec_eval -c)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crucible eval retrieval --qrels Q [--nugget-qrels NQ] --run R [--k 10,20,100] [--json]")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *runPath == "" || (*qrelsPath == "" && *nuggetsPath == "") {
+		fs.Usage()
+		return fmt.Errorf("%w: eval retrieval needs --run and --qrels (or --nugget-qrels)", errUsage)
+	}
+	cutoffs, err := parseCutoffs(*ks)
+	if err != nil {
+		return fmt.Errorf("%w: --k: %v", errUsage, err)
+	}
+	run, err := eval.ReadRunFile(*runPath)
+	if err != nil {
+		return err
+	}
+	opts := eval.Options{Ks: cutoffs, Complete: *complete, ByRank: *byRank}
+	var qrels eval.Qrels
+	if *qrelsPath != "" {
+		if qrels, err = eval.ReadQrelsFile(*qrelsPath); err != nil {
+			return err
+		}
+	}
+	if *nuggetsPath != "" {
+		if opts.Nuggets, err = readNuggetJudgements(*nuggetsPath); err != nil {
+			return err
+		}
+		opts.Alpha = *alpha
+		if qrels == nil {
+			// Graded by the number of nuggets a document covers.
+			qrels = opts.Nuggets.Qrels()
+		}
+	}
+	res, err := eval.Evaluate(qrels, run, opts)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if err := res.WriteTable(stdout, *perQuery); err != nil {
+		return err
+	}
+	printLeftOut(stderr, "judged queries with no results in the run (not averaged)", res.Missing, *complete)
+	printLeftOut(stderr, "queries in the run without judgements (not averaged)", res.Unjudged, false)
+	for _, m := range res.Measures {
+		if q := res.Undefined[m]; len(q) > 0 {
+			printLeftOut(stderr, m+" is undefined for (no nugget judgements; not averaged)", q, false)
+		}
+	}
+	return nil
+}
+
+// printLeftOut notes on stderr which queries an evaluation left out.
+func printLeftOut(w io.Writer, what string, ids []string, skip bool) {
+	if len(ids) == 0 || skip {
+		return
+	}
+	shown := ids
+	if len(shown) > 10 {
+		shown = shown[:10]
+	}
+	more := ""
+	if len(ids) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(ids)-len(shown))
+	}
+	fmt.Fprintf(w, "%d %s: %s%s\n", len(ids), what, strings.Join(shown, " "), more)
+}
+
+// readNuggetJudgements reads nugget judgements as lines "qid nugget_id
+// docid grade", or, when the file's first non-blank character is "{", as
+// JSON Lines gold nuggets whose "docids" list the documents covering them
+// (summhay-news's nuggets.jsonl).
+func readNuggetJudgements(path string) (eval.NuggetQrels, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if first := bytes.TrimLeft(b, " \t\r\n"); len(first) == 0 || first[0] != '{' {
+		return eval.ReadNuggetQrels(bytes.NewReader(b), path)
+	}
+	nuggets, err := judge.ReadNuggets(bytes.NewReader(b), path)
+	if err != nil {
+		return nil, err
+	}
+	nq := eval.NuggetQrels{}
+	for _, n := range nuggets {
+		if len(n.DocIDs) == 0 {
+			return nil, fmt.Errorf("%s: nugget %q of request %q lists no \"docids\": nugget judgements need the documents that cover each nugget", path, n.ID, n.RequestID)
+		}
+		if err := nq.AddNugget(n.RequestID, n.ID, n.DocIDs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return nq, nil
+}
+
+// parseCutoffs reads "10,20,100".
+func parseCutoffs(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		k, err := strconv.Atoi(f)
+		if err != nil || k <= 0 {
+			return nil, fmt.Errorf("cutoff %q is not a positive whole number", f)
+		}
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no cutoff given")
+	}
+	return out, nil
+}
+
+// cmdEvalReports scores NeuCLIR-format reports against gold nuggets.
+func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eval reports", stderr)
+	var c commonFlags
+	c.register(fs, env)
+	var m modelFlags
+	m.register(fs, env)
+	requests := fs.String("requests", "", "JSON Lines `file` of the requests the reports answer (ids without gold nuggets are listed, not scored)")
+	nuggetsPath := fs.String("nuggets", "", "JSON Lines gold nuggets `file`: {\"request_id\",\"nugget_id\",\"question\",\"answers\":[...],\"importance\"} or claims with \"text\"")
+	reportsDir := fs.String("reports", "", "`folder` of NeuCLIR JSON reports (as crucible report writes them)")
+	judgeName := fs.String("judge", "offline", "judge: offline (answer matching, content-word overlap) or model (yes/no prompts to the model endpoint)")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	details := fs.Bool("details", false, "also print, per request, which sentence covered which nugget and each citation's verdict")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR [--judge offline|model] [--json]")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *nuggetsPath == "" || *reportsDir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: eval reports needs --nuggets and --reports", errUsage)
+	}
+	gold, err := judge.ReadNuggetsFile(*nuggetsPath)
+	if err != nil {
+		return err
+	}
+	reports, err := judge.ReadReportDir(*reportsDir)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	if *requests != "" {
+		if ids, err = requestIDs(ctx, *requests, stderr); err != nil {
+			return err
+		}
+	}
+	logger, _ := newLogger(stderr, env.get("CRUCIBLE_LOG_LEVEL", "warn"))
+	a, err := openApp(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	var j judge.Judge
+	switch *judgeName {
+	case "offline":
+		j = judge.Offline{}
+	case "model":
+		if m.url == "" {
+			return fmt.Errorf("%w: --judge model needs --model-url and --model (or OPENAI_BASE_URL and CRUCIBLE_MODEL)", errUsage)
+		}
+		client, err := m.client(logger)
+		if err != nil {
+			return err
+		}
+		if err := client.Check(ctx); err != nil {
+			return err
+		}
+		j = judge.ModelJudge{Model: llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, Label: client.Name()}
+	default:
+		return fmt.Errorf("%w: unknown --judge %q (offline or model)", errUsage, *judgeName)
+	}
+	ev := &judge.Evaluator{Judge: j, Source: a.db}
+	res, err := ev.Evaluate(ctx, gold, reports, ids)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if err := judge.WriteTable(stdout, res); err != nil {
+		return err
+	}
+	if *details {
+		for _, rr := range res.Requests {
+			fmt.Fprintln(stdout)
+			if err := judge.WriteReport(stdout, rr); err != nil {
+				return err
+			}
+		}
+	}
+	printLeftOut(stderr, "requests with gold nuggets but no report (scored 0)", res.Missing, false)
+	printLeftOut(stderr, "requests without gold nuggets (not scored)", res.Unjudged, false)
+	return nil
+}
+
+// requestIDs reads the request ids of a requests file, reporting bad
+// lines by FILE:LINE.
+func requestIDs(ctx context.Context, path string, stderr io.Writer) ([]string, error) {
+	var ids []string
+	_, bad, err := eachLine(ctx, path, stderr, func(raw []byte) error {
+		var l struct {
+			RequestID json.RawMessage `json:"request_id"`
+		}
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return fmt.Errorf("invalid JSON: %v", err)
+		}
+		id := strings.Trim(string(l.RequestID), `"`)
+		if id == "" || id == "null" {
+			return fmt.Errorf(`missing "request_id"`)
+		}
+		ids = append(ids, id)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if bad > 0 {
+		return nil, fmt.Errorf("%s: %d bad line(s) (see above)", path, bad)
+	}
+	return ids, nil
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeTestFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestEvalRetrieval(t *testing.T) {
+	dir := t.TempDir()
+	qrels := writeTestFile(t, dir, "q.qrels", "q1 0 a 1\nq1 0 b 1\nq1 0 c 0\nq2 0 x 1\n")
+	// q1 covers nuggets n1 (a, c) and n2 (b).
+	nq := writeTestFile(t, dir, "q.nuggets", "q1 n1 a 1\nq1 n1 c 1\nq1 n2 b 1\n")
+	run := writeTestFile(t, dir, "r.run", "q1 Q0 a 1 3 t\nq1 Q0 c 2 2 t\nq1 Q0 b 3 1 t\nq3 Q0 z 1 1 t\n")
+
+	stdout, stderr, code := runCmd(t, "eval", "retrieval", "--qrels", qrels, "--nugget-qrels", nq, "--run", run, "--k", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// q1: P@2 = 1/2 (a relevant, c not); coverage@2 = 1/2 (a and c cover
+	// only n1); alpha-nDCG@2: gains a = 1, c = 0.5 (n1 seen once) ->
+	// 1 + 0.5/log2(3) = 1.3155; ideal a then b: 1 + 1/log2(3) = 1.6309;
+	// ratio 0.8066.
+	for _, want := range []string{"num_q                 \tall\t1", "P_2                   \tall\t0.5000",
+		"coverage_2            \tall\t0.5000", "alpha_ndcg_cut_2      \tall\t0.8066"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "1 judged queries with no results in the run (not averaged): q2") ||
+		!strings.Contains(stderr, "1 queries in the run without judgements (not averaged): q3") {
+		t.Errorf("left-out queries not reported:\n%s", stderr)
+	}
+
+	stdout, _, code = runCmd(t, "eval", "retrieval", "--qrels", qrels, "--run", run, "--k", "2", "--json")
+	var res struct {
+		Mean map[string]float64 `json:"mean"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res.Mean["P_2"] != 0.5 {
+		t.Errorf("--json: exit %d, %s", code, stdout)
+	}
+
+	// Nugget judgements given as JSON Lines gold nuggets with docids.
+	nj := writeTestFile(t, dir, "n.jsonl", `{"qid":"q1","nugget_id":"n1","text":"claim one","docids":["a","c"]}`+"\n"+
+		`{"qid":"q1","nugget_id":"n2","text":"claim two","docids":["b"]}`+"\n")
+	stdout, stderr, code = runCmd(t, "eval", "retrieval", "--nugget-qrels", nj, "--run", run, "--k", "2")
+	if code != 0 || !strings.Contains(stdout, "alpha_ndcg_cut_2      \tall\t0.8066") {
+		t.Errorf("JSON Lines nugget judgements: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	bad := writeTestFile(t, dir, "bad.run", "q1 Q0 a 1 x t\n")
+	if _, stderr, code := runCmd(t, "eval", "retrieval", "--qrels", qrels, "--run", bad); code != 1 || !strings.Contains(stderr, bad+":1:") {
+		t.Errorf("malformed run: exit %d, %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"eval"},
+		{"eval", "precision"},
+		{"eval", "retrieval", "--run", run},
+		{"eval", "retrieval", "--qrels", qrels, "--run", run, "--k", "ten"},
+		{"eval", "reports", "--nuggets", nj},
+	} {
+		if _, _, code := runCmd(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestEvalReports(t *testing.T) {
+	data, out, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatal("ingest failed")
+	}
+	reqs := writeTestFile(t, dir, "requests.jsonl",
+		`{"request_id":"e-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":900}`+"\n"+
+			`{"request_id":"e-2","title":"Indian tribes","problem_statement":"How were treaties with the Indian tribes described?","limit":600}`+"\n")
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--baseline", "lead"); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	var rep struct {
+		Sentences []struct {
+			Text string `json:"text"`
+		} `json:"sentences"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "e-1.json"))
+	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Sentences) == 0 {
+		t.Fatalf("lead report: %v %s", err, b)
+	}
+	// A gold nugget answered by the report's first sentence (its first
+	// three words), and one it cannot answer.
+	first := strings.Fields(rep.Sentences[0].Text)
+	answer := strings.Join(first[:min(3, len(first))], " ")
+	ab, _ := json.Marshal(answer)
+	gold := writeTestFile(t, dir, "gold.jsonl",
+		`{"request_id":"e-1","nugget_id":"g1","question":"q?","answers":[`+string(ab)+`],"importance":"vital"}`+"\n"+
+			`{"request_id":"e-1","nugget_id":"g2","question":"q2?","answers":["zzyzx quux"]}`+"\n")
+	stdout, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--requests", reqs, "--nuggets", gold, "--reports", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var res struct {
+		Requests []struct {
+			RequestID string `json:"request_id"`
+			Metrics   struct {
+				NuggetRecall    float64 `json:"nugget_recall"`
+				VitalRecall     float64 `json:"vital_nugget_recall"`
+				CitationSupport float64 `json:"citation_support"`
+			} `json:"metrics"`
+		} `json:"requests"`
+		Unjudged []string `json:"unjudged"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(res.Requests) != 1 || res.Requests[0].RequestID != "e-1" {
+		t.Fatalf("requests scored: %+v", res.Requests)
+	}
+	m := res.Requests[0].Metrics
+	// The lead baseline quotes its passages verbatim, so every citation holds.
+	if m.NuggetRecall != 0.5 || m.VitalRecall != 1 || m.CitationSupport != 1 {
+		t.Errorf("metrics %+v, want recall 0.5, vital 1, support 1", m)
+	}
+	if strings.Join(res.Unjudged, ",") != "e-2" {
+		t.Errorf("unjudged %v, want [e-2]", res.Unjudged)
+	}
+	stdout, stderr, code = runCmd(t, "eval", "reports", "--data", data, "--nuggets", gold, "--reports", out, "--details")
+	if code != 0 || !strings.Contains(stdout, "nugget recall 0.500 (1/2)") {
+		t.Errorf("table: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--nuggets", gold, "--reports", out, "--judge", "model"); code != 2 || !strings.Contains(stderr, "--judge model needs --model-url") {
+		t.Errorf("model judge without endpoint: exit %d, %s", code, stderr)
+	}
+	badGold := writeTestFile(t, dir, "bad.jsonl", `{"request_id":"e-1","question":"no id"}`+"\n")
+	if _, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--nuggets", badGold, "--reports", out); code != 1 || !strings.Contains(stderr, badGold+":1:") {
+		t.Errorf("malformed nuggets: exit %d, %s", code, stderr)
+	}
+}
