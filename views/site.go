@@ -62,6 +62,9 @@ type Site struct {
 	// Reports is set when the portal serves the report pages (new report,
 	// jobs, reports): the navigation and the home page then link to them.
 	Reports bool
+	// Evaluations is set when reports have evaluation pages: report pages
+	// then link to theirs.
+	Evaluations bool
 }
 
 // WithActive returns a copy of s with the given section marked current.

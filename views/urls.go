@@ -186,3 +186,37 @@ func ReferenceAnchor(n int) string {
 func NuggetAnchor(id string) string {
 	return "nugget-" + id
 }
+
+// SentenceAnchor is the HTML id of a report's sentence n (1-based) on the
+// report page.
+func SentenceAnchor(n int) string {
+	return "s" + strconv.Itoa(n)
+}
+
+// ReportSentenceURL links to sentence n (1-based) of a report.
+func ReportSentenceURL(id int64, n int) string {
+	return ReportURL(id) + "#" + SentenceAnchor(n)
+}
+
+// EvaluationURL links to a report's evaluation page; the page's form asks
+// for a model-judge evaluation by posting to it.
+func EvaluationURL(id int64) string {
+	return ReportURL(id) + "/evaluation"
+}
+
+// EvaluationGoldURL is where the evaluation page uploads a gold nugget
+// file.
+func EvaluationGoldURL(id int64) string {
+	return EvaluationURL(id) + "/gold"
+}
+
+// EvaluationResultURL links to a report's evaluation against gold set
+// goldID with the offline judge. request, when not empty, names the gold
+// set's request the report answers; empty means the report's own.
+func EvaluationResultURL(id, goldID int64, request string) string {
+	v := url.Values{ParamGold: {strconv.FormatInt(goldID, 10)}}
+	if request != "" {
+		v.Set(ParamRequest, request)
+	}
+	return EvaluationURL(id) + "?" + v.Encode()
+}

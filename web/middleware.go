@@ -26,8 +26,10 @@ import (
 //     before the handler runs, so error pages carry them too.
 //   - rejectCrossOrigin refuses state-changing requests a browser sends
 //     from another site.
-//   - echo's BodyLimit answers 413 to bodies over maxBodyBytes.
-func middlewareChain(maxBodyBytes int64, logger *slog.Logger) []echo.MiddlewareFunc {
+//   - echo's BodyLimit answers 413 to bodies over maxBodyBytes, except on
+//     the routes ownBodyLimit names (nil: none), whose handlers bound the
+//     body themselves.
+func middlewareChain(maxBodyBytes int64, logger *slog.Logger, ownBodyLimit middleware.Skipper) []echo.MiddlewareFunc {
 	return []echo.MiddlewareFunc{
 		dropInvalidRequestID,
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}),
@@ -57,7 +59,10 @@ func middlewareChain(maxBodyBytes int64, logger *slog.Logger) []echo.MiddlewareF
 		// otherwise fails the read that crosses it with a 413
 		// echo.HTTPError, so a missing or false Content-Length does not get
 		// a larger body through.
-		middleware.BodyLimit(strconv.FormatInt(maxBodyBytes, 10)),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+			Limit:   strconv.FormatInt(maxBodyBytes, 10),
+			Skipper: ownBodyLimit,
+		}),
 	}
 }
 

@@ -22,12 +22,25 @@ type routeHandlers struct {
 	// reports and jobs are nil when the report pages are not served.
 	reports *handlers.Reports
 	jobs    *handlers.Jobs
+	// evaluations is nil when reports have no evaluation pages.
+	evaluations *handlers.Evaluations
+}
+
+// goldUploadRoute receives gold nugget files. Its handler reads the body
+// with its own limit (Config.MaxGoldBytes), larger than the general one,
+// and says on the page when a file is too large.
+const goldUploadRoute = views.ReportsPath + "/:id/evaluation/gold"
+
+// hasOwnBodyLimit tells the body-limit middleware which routes bound their
+// bodies themselves.
+func hasOwnBodyLimit(c echo.Context) bool {
+	return c.Path() == goldUploadRoute
 }
 
 // registerRoutes mounts every URL the portal answers. The paths match the
 // links views builds (views.HomePath, views.SearchPath,
 // views.DocumentsPrefix, views.NewReportPath, views.JobURL,
-// views.ReportExportJSONURL...). Every route
+// views.ReportExportJSONURL, views.EvaluationURL...). Every route
 // that changes state is a POST.
 func registerRoutes(e *echo.Echo, h routeHandlers) {
 	e.GET("/", h.home.Show)
@@ -58,5 +71,10 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.JobsPath+"/:id", h.jobs.Show)
 		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel)
 		e.GET(views.JobsPath+"/:id/events", h.jobs.Events)
+	}
+	if h.evaluations != nil {
+		e.GET(views.ReportsPath+"/:id/evaluation", h.evaluations.Show)
+		e.POST(views.ReportsPath+"/:id/evaluation", h.evaluations.Evaluate)
+		e.POST(goldUploadRoute, h.evaluations.Upload)
 	}
 }

@@ -32,6 +32,11 @@ type Config struct {
 	// EventStreamLimit bounds how long one event stream stays open (the
 	// browser then reconnects). Zero means handlers.DefaultStreamLimit.
 	EventStreamLimit time.Duration
+	// MaxGoldBytes bounds a gold nugget file uploaded on an evaluation
+	// page; larger files get 413. Zero or negative means
+	// handlers.DefaultMaxGoldBytes (5 MiB). The upload route is exempt from
+	// MaxBodyBytes.
+	MaxGoldBytes int64
 	// Stop, when closed, ends the open event streams, so a graceful
 	// shutdown does not wait for them: pass the serving context's Done
 	// channel. Optional.
@@ -74,6 +79,16 @@ type Deps struct {
 	// handlers.TitleReader (the SQLite store does); failing that, each
 	// title is read through Store.Document.
 	Titles handlers.TitleReader
+
+	// Gold keeps the gold nugget sets of the reports' evaluation pages.
+	// Optional: when nil, Jobs is used if it implements handlers.GoldStore
+	// (the SQLite store does); failing that, reports have no evaluation
+	// page. Evaluations judge citations against Store.
+	Gold handlers.GoldStore
+	// JudgeModel, when set, offers the model judge on evaluation pages
+	// next to the offline judge; JudgeModelLabel names it. Optional.
+	JudgeModel      pipeline.Model
+	JudgeModelLabel string
 }
 
 // New builds the portal's HTTP handler. It returns an error naming the
@@ -101,12 +116,18 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		version = "dev"
 	}
 	reportsEnabled := deps.Jobs != nil && deps.Reports != nil
+	gold := deps.Gold
+	if gold == nil && reportsEnabled {
+		gold, _ = deps.Jobs.(handlers.GoldStore)
+	}
+	evaluationsEnabled := reportsEnabled && gold != nil
 	site := views.Site{
 		Version:       version,
 		Engine:        deps.Engine,
 		StylesheetURL: assetURL("style.css"),
 		IconURL:       assetURL("favicon.svg"),
 		Reports:       reportsEnabled,
+		Evaluations:   evaluationsEnabled,
 	}
 
 	e := echo.New()
@@ -114,7 +135,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(logger, site)
 
-	e.Use(middlewareChain(cfg.MaxBodyBytes, logger)...)
+	e.Use(middlewareChain(cfg.MaxBodyBytes, logger, hasOwnBodyLimit)...)
 
 	rh := routeHandlers{
 		home:      &handlers.Home{Site: site, Stats: deps.Store},
@@ -149,6 +170,17 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			StreamLimit:  cfg.EventStreamLimit,
 			Stop:         cfg.Stop,
 			Now:          cfg.Now,
+		}
+	}
+	if evaluationsEnabled {
+		rh.evaluations = &handlers.Evaluations{
+			Site:         site,
+			Reports:      deps.Jobs,
+			Gold:         gold,
+			Source:       deps.Store,
+			Model:        deps.JudgeModel,
+			ModelLabel:   deps.JudgeModelLabel,
+			MaxGoldBytes: cfg.MaxGoldBytes,
 		}
 	}
 	registerRoutes(e, rh)

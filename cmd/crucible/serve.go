@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/corpus"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
 	"github.com/crucible-portal/crucible/web"
@@ -88,15 +89,25 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		<-runnerDone
 	}()
 
+	// With a model endpoint, evaluation pages offer its (cached) model as
+	// a judge too.
+	var judgeModel pipeline.Model
+	var judgeLabel string
+	if e := engines[0]; !e.Info.Offline {
+		judgeModel, judgeLabel = e.Pipeline.Model, e.Info.Label
+	}
 	e, err := web.New(web.Config{MaxBodyBytes: *maxBody, Stop: ctx.Done()}, web.Deps{
-		Searcher: a.searcher(),
-		Store:    a.db,
-		Marker:   a.index,
-		Jobs:     a.db,
-		Reports:  runner,
-		Logger:   logger,
-		Version:  version,
-		Engine:   engines[0].Info.Label,
+		Searcher:        a.searcher(),
+		Store:           a.db,
+		Marker:          a.index,
+		Jobs:            a.db,
+		Reports:         runner,
+		Gold:            a.db,
+		Logger:          logger,
+		Version:         version,
+		Engine:          engines[0].Info.Label,
+		JudgeModel:      judgeModel,
+		JudgeModelLabel: judgeLabel,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,510 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/export"
+	"github.com/crucible-portal/crucible/pipeline/judge"
+	"github.com/crucible-portal/crucible/views"
+)
+
+// GoldStore keeps the gold nugget sets reports are evaluated against. The
+// SQLite store implements it.
+type GoldStore interface {
+	// CreateGoldSet stores nuggets as a gold set called name and returns
+	// it with its id. A blank name or no nuggets is an error wrapping
+	// pipeline.ErrInvalid.
+	CreateGoldSet(ctx context.Context, name string, nuggets []judge.Nugget) (judge.GoldSet, error)
+	// GoldSet returns a gold set with its nuggets, or an error wrapping
+	// pipeline.ErrNotFound.
+	GoldSet(ctx context.Context, id int64) (judge.GoldSet, error)
+	// GoldSets lists the stored gold sets without their nuggets, newest
+	// first.
+	GoldSets(ctx context.Context) ([]judge.GoldSetSummary, error)
+}
+
+// DefaultMaxGoldBytes is the largest gold nugget file accepted when
+// Evaluations.MaxGoldBytes is not set: 5 MiB. Real files are far smaller
+// (SummHay's 336 news insights take 190 KiB).
+const DefaultMaxGoldBytes = 5 << 20
+
+// multipartSlack is what an upload's body may hold beyond the file: the
+// multipart boundaries and headers and the name field.
+const multipartSlack = 64 << 10
+
+// Evaluations serves a report's evaluation page: uploading and picking
+// gold nugget sets, and evaluating the report against one of the set's
+// requests with the offline judge or, when a model is configured, the
+// model judge. Evaluations are computed on request and not stored.
+type Evaluations struct {
+	Site views.Site
+	// Reports reads the report evaluated.
+	Reports ReportReader
+	Gold    GoldStore
+	// Source holds the documents citations are judged against.
+	Source judge.Source
+	// Model, when set, offers the model judge; ModelLabel names it on the
+	// page. Optional: without it only the offline judge is offered.
+	Model      pipeline.Model
+	ModelLabel string
+	// MaxGoldBytes bounds an uploaded gold file; 0 means
+	// DefaultMaxGoldBytes. The upload route must be exempt from the
+	// server's general body limit for a larger bound to take effect.
+	MaxGoldBytes int64
+}
+
+func (h *Evaluations) maxGoldBytes() int64 {
+	if h.MaxGoldBytes > 0 {
+		return h.MaxGoldBytes
+	}
+	return DefaultMaxGoldBytes
+}
+
+// Show renders the evaluation page of the report whose id is in the path.
+// The query may choose a gold set (views.ParamGold) and its request
+// (views.ParamRequest); with a set chosen whose request is known, the page
+// shows the offline judge's evaluation. An unknown report or gold set is a
+// 404; a request the set does not have re-renders the choice with 422.
+func (h *Evaluations) Show(c echo.Context) error {
+	return h.evaluate(c, c.QueryParam(views.ParamGold), c.QueryParam(views.ParamRequest), views.JudgeOffline)
+}
+
+// Evaluate evaluates the report whose id is in the path with the judge
+// the form names (views.FieldJudge: offline or model), against the gold
+// set and request it names. It answers with the page, as Show does: the
+// results are not stored, so there is nothing to redirect to. The model
+// judge runs through POST because it spends model calls. A judge the
+// portal does not offer re-renders the page with 422.
+func (h *Evaluations) Evaluate(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return err // the body limit's 413
+		}
+		return pipeline.Invalidf("the form could not be read: %v", err)
+	}
+	judgeID := strings.TrimSpace(form.Get(views.FieldJudge))
+	if judgeID == "" {
+		judgeID = views.JudgeOffline
+	}
+	return h.evaluate(c, form.Get(views.ParamGold), form.Get(views.ParamRequest), judgeID)
+}
+
+// evaluate renders the page for the gold set, request and judge asked
+// for.
+func (h *Evaluations) evaluate(c echo.Context, goldRaw, requestRaw, judgeID string) error {
+	ctx := c.Request().Context()
+	rep, err := h.loadReport(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	vm, err := h.page(ctx, rep)
+	if err != nil {
+		return err
+	}
+	goldRaw = strings.TrimSpace(goldRaw)
+	if goldRaw == "" {
+		return Render(c, http.StatusOK, views.Evaluation(vm))
+	}
+	goldID, err := parseID(goldRaw, "gold set")
+	if err != nil {
+		return err
+	}
+	set, err := h.Gold.GoldSet(ctx, goldID)
+	if err != nil {
+		if errors.Is(err, pipeline.ErrNotFound) {
+			return fmt.Errorf("no gold set has the id %d: %w", goldID, pipeline.ErrNotFound)
+		}
+		return fmt.Errorf("load gold set %d: %w", goldID, err)
+	}
+	sum := goldOption(set.Summary())
+	vm.Gold = &sum
+	vm.Requests = judge.RequestIDs(set.Nuggets)
+	vm.Request = chooseRequest(rep.Request.ID, strings.TrimSpace(requestRaw), vm.Requests)
+	switch vm.Request.State {
+	case views.RequestNeeded:
+		return Render(c, http.StatusOK, views.Evaluation(vm))
+	case views.RequestUnknown:
+		return Render(c, http.StatusUnprocessableEntity, views.Evaluation(vm))
+	}
+	gold := judge.ByRequest(set.Nuggets)[vm.Request.ID]
+	vm.RequestNuggets = len(gold)
+	vm.ModelCalls = len(gold)*len(rep.Sentences) + len(rep.Sentences)
+
+	var j judge.Judge
+	switch {
+	case judgeID == views.JudgeOffline:
+		j = judge.Offline{}
+	case judgeID == views.JudgeModel && h.Model != nil:
+		j = judge.ModelJudge{Model: h.Model, Label: h.ModelLabel}
+	case judgeID == views.JudgeModel:
+		vm.Problem = "The model judge is not available: this portal has no model endpoint configured. Use the offline judge."
+		return Render(c, http.StatusUnprocessableEntity, views.Evaluation(vm))
+	default:
+		vm.Problem = fmt.Sprintf("There is no judge called %q: choose the offline or the model judge.", judgeID)
+		return Render(c, http.StatusUnprocessableEntity, views.Evaluation(vm))
+	}
+
+	// The report is judged as the NeuCLIR export presents it, under the
+	// request chosen, which may differ from its own id.
+	neu := export.NeuCLIR(rep, nil)
+	neu.RequestID = vm.Request.ID
+	ev := judge.Evaluator{Judge: j, Source: h.Source}
+	rr, err := ev.EvaluateReport(ctx, neu, gold)
+	if err != nil {
+		return fmt.Errorf("evaluate report %d against gold set %d, request %q: %w", rep.ID, set.ID, vm.Request.ID, err)
+	}
+	res := buildEvaluation(rr)
+	vm.Result = &res
+	return Render(c, http.StatusOK, views.Evaluation(vm))
+}
+
+// Upload stores an uploaded gold nugget file (multipart form: the file in
+// views.FieldGoldFile, an optional name in views.FieldGoldName) as a gold
+// set and answers 303 See Other to the report's evaluation against it.
+//
+// The file is read with judge.ReadNuggets. A malformed file is refused
+// whole: the page is rendered again with 422 and the reader's
+// "FILE:LINE: reason", and nothing is stored. So is an upload without a
+// file or with no nuggets. A file over MaxGoldBytes gets 413 with the
+// page saying so.
+func (h *Evaluations) Upload(c echo.Context) error {
+	ctx := c.Request().Context()
+	rep, err := h.loadReport(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	up, status, problem := h.readUpload(c)
+	if problem == "" {
+		nuggets, perr := judge.ReadNuggets(bytes.NewReader(up.data), up.fileName)
+		switch {
+		case errors.Is(perr, pipeline.ErrInvalid):
+			status, problem = http.StatusUnprocessableEntity, perr.Error()
+		case perr != nil:
+			return fmt.Errorf("read uploaded gold file %q: %w", up.fileName, perr)
+		case len(nuggets) == 0:
+			status, problem = http.StatusUnprocessableEntity, up.fileName+": the file holds no nuggets"
+		default:
+			name := up.name
+			if name == "" {
+				name = up.fileName
+			}
+			set, err := h.Gold.CreateGoldSet(ctx, name, nuggets)
+			if err != nil {
+				return fmt.Errorf("store gold set %q: %w", name, err)
+			}
+			return c.Redirect(http.StatusSeeOther, views.EvaluationResultURL(rep.ID, set.ID, ""))
+		}
+	}
+	vm, err := h.page(ctx, rep)
+	if err != nil {
+		return err
+	}
+	vm.UploadError = problem
+	vm.UploadName = up.name
+	return Render(c, status, views.Evaluation(vm))
+}
+
+// upload is a gold file upload as read from the form.
+type upload struct {
+	// fileName names the file in messages and, by default, the set: the
+	// base of the name the browser sent, made safe for display.
+	fileName string
+	// name is the set's name the user typed, trimmed; may be empty.
+	name string
+	data []byte
+}
+
+// readUpload reads the upload form. problem, when not empty, says what
+// was wrong, and status is the answer's code: 413 for a file over the
+// limit, else 422.
+func (h *Evaluations) readUpload(c echo.Context) (up upload, status int, problem string) {
+	limit := h.maxGoldBytes()
+	tooLarge := fmt.Sprintf("The file is larger than %s, the largest gold nugget file this portal accepts. Split it by request and upload the parts.", byteSize(limit))
+	req := c.Request()
+	if req.ContentLength > limit+multipartSlack {
+		return up, http.StatusRequestEntityTooLarge, tooLarge
+	}
+	if mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err != nil || mt != echo.MIMEMultipartForm {
+		return up, http.StatusUnprocessableEntity, "The upload must be sent as a form with a file (multipart/form-data)."
+	}
+	req.Body = http.MaxBytesReader(c.Response(), req.Body, limit+multipartSlack)
+	mr, err := req.MultipartReader()
+	if err != nil {
+		return up, http.StatusUnprocessableEntity, "The upload could not be read: " + err.Error() + "."
+	}
+	var sawFile bool
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			status, problem = readFailure(err, tooLarge)
+			return up, status, problem
+		}
+		switch part.FormName() {
+		case views.FieldGoldFile:
+			if sawFile {
+				return up, http.StatusUnprocessableEntity, "Upload one gold nugget file at a time."
+			}
+			sawFile = true
+			up.fileName = displayFileName(part.FileName())
+			up.data, err = io.ReadAll(io.LimitReader(part, limit+1))
+			if err != nil {
+				status, problem = readFailure(err, tooLarge)
+				return up, status, problem
+			}
+			if int64(len(up.data)) > limit {
+				return up, http.StatusRequestEntityTooLarge, tooLarge
+			}
+		case views.FieldGoldName:
+			b, err := io.ReadAll(io.LimitReader(part, 4*views.MaxGoldNameChars+1))
+			if err != nil {
+				status, problem = readFailure(err, tooLarge)
+				return up, status, problem
+			}
+			up.name = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+		default:
+			if _, err := io.Copy(io.Discard, part); err != nil {
+				status, problem = readFailure(err, tooLarge)
+				return up, status, problem
+			}
+		}
+	}
+	if n := utf8.RuneCountInString(up.name); n > views.MaxGoldNameChars {
+		return up, http.StatusUnprocessableEntity,
+			fmt.Sprintf("The name is %d characters long; the limit is %d.", n, views.MaxGoldNameChars)
+	}
+	if !sawFile || (up.fileName == "" && len(up.data) == 0) {
+		return up, http.StatusUnprocessableEntity, "Choose a gold nugget file to upload."
+	}
+	if up.fileName == "" {
+		up.fileName = "upload"
+	}
+	return up, 0, ""
+}
+
+// readFailure words an error reading the upload: the body limit's 413, or
+// 422 for a broken form.
+func readFailure(err error, tooLarge string) (int, string) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge, tooLarge
+	}
+	return http.StatusUnprocessableEntity, "The upload could not be read: " + err.Error() + "."
+}
+
+// displayFileName is the base of an uploaded file's name as a browser
+// sent it, made fit to show and to name a set: valid UTF-8 without
+// control characters, at most views.MaxGoldNameChars characters. It is
+// "" when nothing is left.
+func displayFileName(name string) string {
+	name = strings.ReplaceAll(strings.ToValidUTF8(name, "\uFFFD"), `\`, "/")
+	name = path.Base(name)
+	if name == "." || name == "/" {
+		return ""
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > views.MaxGoldNameChars {
+		name = string([]rune(name)[:views.MaxGoldNameChars])
+	}
+	return name
+}
+
+// byteSize words a size in bytes: "5 MiB", "512 KiB", "100 bytes".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// loadReport reads the report whose id is raw, as the report pages do.
+func (h *Evaluations) loadReport(ctx context.Context, raw string) (pipeline.Report, error) {
+	r := Reports{Store: h.Reports}
+	return r.loadReport(ctx, raw)
+}
+
+// page is the evaluation page of a report with the gold sets to pick
+// from and nothing chosen.
+func (h *Evaluations) page(ctx context.Context, rep pipeline.Report) (views.EvaluationPage, error) {
+	sets, err := h.Gold.GoldSets(ctx)
+	if err != nil {
+		return views.EvaluationPage{}, fmt.Errorf("list gold sets: %w", err)
+	}
+	vm := views.EvaluationPage{
+		Site:      h.Site.WithActive(views.NavReports),
+		Report:    rep,
+		MaxUpload: byteSize(h.maxGoldBytes()),
+	}
+	for _, s := range sets {
+		vm.GoldSets = append(vm.GoldSets, goldOption(s))
+	}
+	if h.Model != nil {
+		vm.ModelJudge = judge.ModelJudge{Model: h.Model, Label: h.ModelLabel}.Name()
+	}
+	return vm, nil
+}
+
+func goldOption(s judge.GoldSetSummary) views.GoldSetOption {
+	return views.GoldSetOption{ID: s.ID, Name: s.Name, Nuggets: s.NuggetCount, Requests: s.RequestCount, CreatedAt: s.CreatedAt}
+}
+
+// chooseRequest decides which of a gold set's requests (inSet, sorted) a
+// report whose own request id is own is evaluated against, given the
+// request asked for (empty when none was):
+//
+//   - a request asked for that the set has is used: RequestOwn when it is
+//     the report's own, else RequestPicked;
+//   - one the set does not have is RequestUnknown, and the page asks
+//     again;
+//   - with none asked for, the report's own request is used when the set
+//     has it (RequestOwn); otherwise the page asks (RequestNeeded).
+func chooseRequest(own, asked string, inSet []string) views.RequestChoice {
+	has := func(id string) bool {
+		_, found := slices.BinarySearch(inSet, id)
+		return id != "" && found
+	}
+	switch {
+	case asked != "" && has(asked) && asked == own:
+		return views.RequestChoice{ID: asked, State: views.RequestOwn}
+	case asked != "" && has(asked):
+		return views.RequestChoice{ID: asked, State: views.RequestPicked}
+	case asked != "":
+		return views.RequestChoice{ID: asked, State: views.RequestUnknown}
+	case has(own):
+		return views.RequestChoice{ID: own, State: views.RequestOwn}
+	}
+	return views.RequestChoice{State: views.RequestNeeded}
+}
+
+// Metric explanations on the cards.
+var (
+	nuggetNoun   = views.Noun{One: "nugget", Many: "nuggets"}
+	vitalNoun    = views.Noun{One: "vital nugget", Many: "vital nuggets"}
+	sentenceNoun = views.Noun{One: "sentence", Many: "sentences"}
+	citationNoun = views.Noun{One: "citation", Many: "citations"}
+)
+
+// buildEvaluation turns the judge's result into the page's: metric cards
+// with their counts, the nugget × sentence matrix, the missing nuggets
+// (vital first, then in file order) and the citation verdicts.
+func buildEvaluation(rr judge.ReportResult) views.EvaluationResult {
+	c, m := rr.Counts, rr.Metrics
+	ev := views.EvaluationResult{
+		Judge:     rr.Judge,
+		RequestID: rr.RequestID,
+		Undecided: c.Undecided,
+		Cards: []views.MetricCard{
+			{Key: "nugget-recall", Label: "Nugget recall", Value: m.NuggetRecall, Num: c.Covered, Den: c.Nuggets,
+				DenNoun: nuggetNoun, Help: "Gold nuggets some sentence covers, out of all gold nuggets."},
+			{Key: "vital-recall", Label: "Vital nugget recall", Value: m.VitalRecall, Num: c.VitalCovered, Den: c.VitalNuggets,
+				DenNoun: vitalNoun, Help: "The same over the vital nuggets; undefined when none is vital."},
+			{Key: "nugget-density", Label: "Nugget density", Value: m.NuggetDensity, Num: c.Covered, Den: c.Sentences,
+				NumNoun: nuggetNoun, DenNoun: sentenceNoun, Help: "Covered gold nuggets per sentence."},
+			{Key: "sentence-novelty", Label: "Sentence novelty", Value: m.SentenceNovelty, Num: c.NovelSentences, Den: c.Sentences,
+				DenNoun: sentenceNoun, Help: "Sentences covering a nugget no earlier sentence covers."},
+			{Key: "relevant-sentences", Label: "Relevant sentences", Value: m.RelevantSentences, Num: c.RelevantSentences, Den: c.Sentences,
+				DenNoun: sentenceNoun, Help: "Sentences covering any gold nugget."},
+			{Key: "citation-support", Label: "Citation support", Value: m.CitationSupport, Num: c.Supported, Den: c.Citations,
+				DenNoun: citationNoun, Help: "Citations whose cited text supports their sentence."},
+		},
+	}
+	for i, nr := range rr.Nuggets {
+		n := nr.Nugget
+		row := views.GoldNuggetRow{
+			ID: n.ID, Question: n.Question, Answers: n.Answers, Claim: n.Text, Name: n.Name,
+			Vital: n.Importance == judge.Vital, DocIDs: n.DocIDs, Covered: nr.Covered,
+		}
+		for _, v := range rr.Coverage[i] {
+			cell := views.CoverageCell{Covered: v.Yes, Undecided: v.Error != "", Reason: v.Reason, Score: v.Score}
+			if cell.Undecided {
+				cell.Reason = v.Error
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		ev.Nuggets = append(ev.Nuggets, row)
+		if !nr.Covered {
+			ev.Missing = append(ev.Missing, row)
+		}
+	}
+	sort.SliceStable(ev.Missing, func(a, b int) bool { return ev.Missing[a].Vital && !ev.Missing[b].Vital })
+	for _, s := range rr.Sentences {
+		es := views.EvaluatedSentence{Number: s.Index + 1, Text: s.Text}
+		for _, i := range s.Nuggets {
+			es.Nuggets = append(es.Nuggets, rr.Nuggets[i].Nugget.ID)
+		}
+		for _, i := range s.NewNuggets {
+			es.New = append(es.New, rr.Nuggets[i].Nugget.ID)
+		}
+		for _, cit := range s.Citations {
+			es.Citations = append(es.Citations, citationVerdict(cit))
+		}
+		ev.Sentences = append(ev.Sentences, es)
+	}
+	return ev
+}
+
+// citationVerdict describes a judged citation for the page.
+func citationVerdict(cit judge.CitationResult) views.CitationVerdict {
+	v := views.CitationVerdict{
+		DocID:     cit.DocID,
+		Supported: cit.Verdict.Yes,
+		Undecided: cit.Verdict.Error != "",
+		Reason:    cit.Verdict.Reason,
+		Score:     cit.Verdict.Score,
+		Missing:   cit.Evidence.Basis == judge.BasisMissing,
+	}
+	if v.Undecided {
+		v.Reason = cit.Verdict.Error
+	}
+	if cit.Evidence.PassageID != "" {
+		if _, ord, err := pipeline.ParsePassageID(cit.Evidence.PassageID); err == nil {
+			v.Ordinal, v.HasPassage = ord, true
+		}
+	}
+	switch cit.Evidence.Basis {
+	case judge.BasisProvenance:
+		v.Basis = "the passage the report cites (passage " + strconv.Itoa(v.Ordinal) + ")"
+	case judge.BasisBestPassage:
+		v.Basis = "the cited document's best-matching passage (passage " + strconv.Itoa(v.Ordinal) + ")"
+	case judge.BasisDocument:
+		v.Basis = "the cited document's whole text (it has no stored passages)"
+	case judge.BasisMissing:
+		v.Basis = "nothing: the document is not in the collection"
+	default:
+		v.Basis = cit.Evidence.Basis
+	}
+	return v
+}
