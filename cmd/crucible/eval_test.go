@@ -2,9 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -143,5 +148,78 @@ func TestEvalReports(t *testing.T) {
 	badGold := writeTestFile(t, dir, "bad.jsonl", `{"request_id":"e-1","question":"no id"}`+"\n")
 	if _, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--nuggets", badGold, "--reports", out); code != 1 || !strings.Contains(stderr, badGold+":1:") {
 		t.Errorf("malformed nuggets: exit %d, %s", code, stderr)
+	}
+}
+
+// yesEndpoint is an OpenAI-compatible endpoint whose model answers every
+// judge question with "yes" (P(yes) = 0.9 in its log-probabilities),
+// counting the chat calls it gets.
+type yesEndpoint struct{ calls atomic.Int64 }
+
+func (e *yesEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/models"):
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"judge-model","object":"model"}]}`)
+	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		e.calls.Add(1)
+		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","model":"judge-model","choices":[{"index":0,"finish_reason":"stop",
+			"message":{"role":"assistant","content":"yes"},
+			"logprobs":{"content":[{"token":"yes","logprob":%g,"top_logprobs":[{"token":"yes","logprob":%g},{"token":"no","logprob":%g}]}]}}],
+			"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}`, math.Log(0.9), math.Log(0.9), math.Log(0.1))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func TestEvalReportsModelJudge(t *testing.T) {
+	data, out, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatal("ingest failed")
+	}
+	reqs := writeTestFile(t, dir, "requests.jsonl",
+		`{"request_id":"m-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":500}`+"\n")
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--baseline", "lead"); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	gold := writeTestFile(t, dir, "gold.jsonl",
+		`{"request_id":"m-1","nugget_id":"g1","question":"Which duties?","answers":["import duties"]}`+"\n"+
+			`{"request_id":"m-1","nugget_id":"g2","text":"Tariffs protect domestic industry."}`+"\n")
+	ep := &yesEndpoint{}
+	srv := httptest.NewServer(ep)
+	defer srv.Close()
+	args := []string{"eval", "reports", "--data", data, "--nuggets", gold, "--reports", out, "--judge", "model",
+		"--model-url", srv.URL + "/v1", "--model", "judge-model", "--json"}
+	stdout, stderr, code := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var res struct {
+		Judge    string `json:"judge"`
+		Requests []struct {
+			Metrics struct {
+				NuggetRecall    float64 `json:"nugget_recall"`
+				CitationSupport float64 `json:"citation_support"`
+			} `json:"metrics"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.Requests) != 1 {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	// A judge that says yes to everything covers every nugget and supports
+	// every citation.
+	if m := res.Requests[0].Metrics; m.NuggetRecall != 1 || m.CitationSupport != 1 {
+		t.Errorf("metrics %+v, want recall 1 and support 1 from an always-yes judge", m)
+	}
+	first := ep.calls.Load()
+	if first == 0 {
+		t.Fatal("the model judge made no call")
+	}
+	// Scoring again replays every judgement from the cache.
+	if _, stderr, code := runCmd(t, args...); code != 0 {
+		t.Fatalf("second run: exit %d\n%s", code, stderr)
+	}
+	if again := ep.calls.Load() - first; again != 0 {
+		t.Errorf("second run made %d model calls; every judgement should come from the cache", again)
 	}
 }
