@@ -62,6 +62,8 @@ Usage:
   crucible search  --data DIR [--k N] [--docs] [--json] QUERY
   crucible search  --data DIR --queries FILE.jsonl --run OUT.run [--k 1000] [--docs]
   crucible report  --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--markdown] [--baseline lead]
+  crucible rerank  --data DIR --requests FILE.jsonl --run IN.run --method M --out OUT.run [--engine offline|openai]
+  crucible features --data DIR [--engine offline|openai] [--docs N]
   crucible eval    retrieval --qrels Q [--nugget-qrels NQ] --run R [--k 10,20,100] [--json]
   crucible eval    reports --data DIR --requests FILE --nuggets FILE --reports DIR [--judge offline|model] [--json]
   crucible bench   index|search [--data DIR] [--scale 1,10] [--corpus FILE]
@@ -91,6 +93,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdSearch(ctx, args[1:], env, stdout, stderr)
 	case "report":
 		return cmdReport(ctx, args[1:], env, stdout, stderr)
+	case "rerank":
+		return cmdRerank(ctx, args[1:], env, stdout, stderr)
+	case "features":
+		return cmdFeatures(ctx, args[1:], env, stdout, stderr)
 	case "eval":
 		return cmdEval(ctx, args[1:], env, stdout, stderr)
 	case "bench":

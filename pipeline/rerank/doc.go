@@ -1,7 +1,7 @@
-// Package rerank holds the model-free algorithms of Crucible's coverage
-// rerankers (DESIGN §6): the pieces that turn model judgements into a
-// ranking or a selected set, kept apart from the prompts that obtain the
-// judgements so they can be tested exactly.
+// Package rerank holds Crucible's coverage rerankers (DESIGN §6). Their
+// model-free algorithms, the pieces that turn model judgements into a
+// ranking or a selected set, are kept apart from the prompts that obtain
+// the judgements so they can be tested exactly:
 //
 //   - LANCER aggregation (Aggregate): sum, sum-τ, reciprocal rank fusion,
 //     greedy-sum, greedy-α and greedy-coverage over a candidates ×
@@ -21,9 +21,23 @@
 //   - SelectionRun, which turns a selected set into a full ranking so that
 //     set-based rerankers can be scored with the same rank metrics.
 //
+// On top of these sit the model-driven rerankers behind one interface,
+// Reranker (New, Methods): LANCER, pointwise, listwise, setwise, SetR and
+// PureCover. Each takes an Input (the request, the first-stage candidates
+// and a document source) and returns a Result: the ranking, for set
+// methods the size of the selected set, and a trace (LANCERTrace, ...) that
+// a retrieval view shows and DecodeTrace reads back from JSON. Their
+// prompts live beside them (prompts*.go), task by task as in package
+// prompts: a task constant, a typed input, BuildX, a tolerant ParseX and
+// FormatX, so the offline engine (pipeline/llm/offline) answers through
+// FormatX and the same parser reads a model's and the engine's answers.
+//
 // Candidates are always given in first-stage order, best first: every tie
 // rule that falls back to "first-stage order" means the order of the slice.
 // Errors for bad input wrap pipeline.ErrInvalid and name what was wrong.
 //
-// The package imports only the standard library and package pipeline.
+// The package imports only the standard library, package pipeline and
+// package pipeline/prompts (the request form, the yes/no rules and
+// YesProbability). It must not import pipeline/llm: the offline engine
+// imports this package to answer its tasks.
 package rerank

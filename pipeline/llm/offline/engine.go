@@ -8,6 +8,7 @@ import (
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
 )
 
 // Version names the engine in ModelResponse.Model and in the answer cache's
@@ -116,9 +117,11 @@ func New(a Analyzer) *Engine {
 // pipeline.ErrInvalid; a cancelled ctx returns ctx's error.
 //
 // Token log-probabilities are filled in when req.Logprobs is set, for the
-// tasks whose stages read them (paraphrase, extract, verify_support and
-// verify_coverage): they carry the engine's own probability for its
-// answer. Token counts are 0: the engine reads no tokens.
+// tasks whose stages read them (paraphrase, extract, verify_support,
+// verify_coverage and the reranking yes/no tasks, rerank_pointwise and
+// rerank_support): they carry the engine's own probability for its
+// answer. The reranking tasks of pipeline/rerank are answered in
+// rerank.go. Token counts are 0: the engine reads no tokens.
 func (e *Engine) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
 	if err := ctx.Err(); err != nil {
 		return pipeline.ModelResponse{}, err
@@ -160,6 +163,12 @@ func (e *Engine) Complete(ctx context.Context, req pipeline.ModelRequest) (pipel
 		p := e.verifyCoverage(in)
 		text = prompts.FormatVerifyCoverage(prompts.VerifyCoverageOutput{Yes: p >= 0.5})
 		probs = yesNoLogprobs(p)
+	case rerank.FeaturesInput:
+		// CoRank's document features (corank.go).
+		text = rerank.FormatFeatures(e.coRankFeatures(in))
+	default:
+		// The reranking tasks of pipeline/rerank (rerank.go).
+		text, probs, err = e.rerankAnswer(ctx, req.Input)
 	}
 	if err != nil {
 		return pipeline.ModelResponse{}, err
@@ -173,6 +182,9 @@ func (e *Engine) Complete(ctx context.Context, req pipeline.ModelRequest) (pipel
 
 // taskOf names the task of a structured input.
 func taskOf(input any) (pipeline.Task, error) {
+	if task, ok := rerankTask(input); ok {
+		return task, nil
+	}
 	switch input.(type) {
 	case prompts.SummarizeInput:
 		return prompts.TaskSummarize, nil
@@ -188,10 +200,12 @@ func taskOf(input any) (pipeline.Task, error) {
 		return prompts.TaskVerifySupport, nil
 	case prompts.VerifyCoverageInput:
 		return prompts.TaskVerifyCoverage, nil
+	case rerank.FeaturesInput:
+		return rerank.TaskCoRankFeatures, nil
 	case nil:
 		return "", pipeline.Invalidf("offline engine: the request has no structured input; the offline engine answers only requests built by pipeline/prompts")
 	}
-	return "", pipeline.Invalidf("offline engine: unknown input type %T; it answers the inputs of pipeline/prompts (SummarizeInput ... VerifyCoverageInput)", input)
+	return "", pipeline.Invalidf("offline engine: unknown input type %T; it answers the inputs of pipeline/prompts (SummarizeInput ... VerifyCoverageInput) and pipeline/rerank (SubQuestionsInput ... SupportInput)", input)
 }
 
 // Probability bounds of the emitted log-probabilities: the engine is never
