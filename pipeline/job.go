@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -58,6 +59,33 @@ type RetrievedDoc struct {
 	Title   string
 	Score   float64
 	Ordinal int // best passage
+}
+
+// RerankRecord is what a job's rerank stage produced: the first-stage
+// ranking, the reranked order and the method's trace.
+type RerankRecord struct {
+	Method string
+	// FirstStage is the retrieval before reranking, in first-stage order.
+	FirstStage []RetrievedDoc
+	// Order lists every candidate's document id in the reranked order.
+	Order []string
+	// Selected is, for set-selection methods, how many leading documents
+	// of Order are the chosen set (0 for ranking methods).
+	Selected int
+	// Trace is the method's trace as JSON (pipeline/rerank.DecodeTrace
+	// reads it back).
+	Trace json.RawMessage
+	// Usage counts the stage's model calls.
+	Usage Usage
+}
+
+// RerankStore keeps the rerank stage's record of a job. It is separate
+// from JobStore because only jobs with a reranker have one.
+type RerankStore interface {
+	SaveRerank(ctx context.Context, jobID int64, r RerankRecord) error
+	// Rerank returns a job's record, or ErrNotFound when the job did not
+	// rerank.
+	Rerank(ctx context.Context, jobID int64) (RerankRecord, error)
 }
 
 // JobStore persists jobs and everything a job produces.

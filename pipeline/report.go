@@ -115,6 +115,11 @@ type Settings struct {
 	Verify bool
 	// Concurrency bounds the model calls in flight.
 	Concurrency int
+	// Reranker names the method that reranks the retrieved documents
+	// before ideation (DESIGN §6: "lancer", "setr", "purecover", ...); ""
+	// keeps the first-stage order. A set-selection method's chosen set is
+	// the report's context: nuggets are drawn from it alone.
+	Reranker string `json:",omitempty"`
 }
 
 // DefaultSettings are the defaults of DESIGN §5.
@@ -149,6 +154,9 @@ func (s Settings) Validate() error {
 	check("scan_candidates", s.ScanCandidates, 1, 50)
 	check("sentences_per_nugget", s.SentencesPerNugget, 1, 10)
 	check("concurrency", s.Concurrency, 1, 256)
+	if !validMethodName(s.Reranker) {
+		fe["reranker"] = fmt.Sprintf("%q is not a method name (lower-case letters, digits and dashes, at most 32)", s.Reranker)
+	}
 	if s.ConfidenceThreshold < 0 || s.ConfidenceThreshold > 1 {
 		fe["confidence_threshold"] = fmt.Sprintf("is %g; it must be between 0 and 1", s.ConfidenceThreshold)
 	}
@@ -270,4 +278,19 @@ func (u *Usage) Add(r ModelResponse) {
 	}
 	u.PromptTokens += r.PromptTokens
 	u.CompletionTokens += r.CompletionTokens
+}
+
+// validMethodName reports whether name can name a reranker: empty, or up
+// to 32 lower-case letters, digits and dashes. Which methods exist is the
+// engine's business (pipeline/rerank).
+func validMethodName(name string) bool {
+	if len(name) > 32 {
+		return false
+	}
+	for _, c := range name {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
 }

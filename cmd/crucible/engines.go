@@ -14,6 +14,7 @@ import (
 	"github.com/crucible-portal/crucible/pipeline/jobs"
 	"github.com/crucible-portal/crucible/pipeline/llm"
 	"github.com/crucible-portal/crucible/pipeline/llm/offline"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
 )
 
 // modelFlags configure the OpenAI-compatible endpoint.
@@ -68,6 +69,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		return &crucible.Engine{
 			Searcher: a.searcher(), Store: a.db, Model: model,
 			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Name: label,
+			NewReranker: a.rerankerFor(model),
 		}
 	}
 	off := jobs.Engine{
@@ -89,6 +91,24 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		Check:    client.Check,
 	}
 	return []jobs.Engine{remote, off}, nil
+}
+
+// rerankerFor returns the reranker factory of an engine whose (cached)
+// model is engineModel: every method of pipeline/rerank with its defaults,
+// CoRank keeping document features in SQLite under the engine's cache
+// namespace. The run passes its own metered model on to the reranker.
+func (a *app) rerankerFor(engineModel pipeline.Model) func(method string, model pipeline.Model) (rerank.Reranker, error) {
+	ns := ""
+	if cm, ok := engineModel.(llm.Cached); ok {
+		ns = cm.Namespace
+	}
+	return func(method string, model pipeline.Model) (rerank.Reranker, error) {
+		o := rerank.Options{}
+		if ns != "" {
+			o.CoRank = rerank.CoRankConfig{Store: a.db, Namespace: ns, Terms: a.index.Terms}
+		}
+		return rerank.New(method, model, o)
+	}
 }
 
 // client builds the OpenAI-compatible client the flags describe; the

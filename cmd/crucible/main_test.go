@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -449,5 +450,37 @@ func TestReportBaselineLead(t *testing.T) {
 	}
 	if length > 700 {
 		t.Errorf("baseline report of %d characters, limit 700", length)
+	}
+}
+
+func TestReportWithReranker(t *testing.T) {
+	data, out := t.TempDir(), t.TempDir()
+	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatal("ingest failed")
+	}
+	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
+	os.WriteFile(reqs, []byte(`{"request_id":"rr-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":700}`+"\n"), 0o644)
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--reranker", "magic"); code != 2 || !strings.Contains(stderr, `unknown --reranker "magic"`) {
+		t.Errorf("unknown reranker: exit %d, %s", code, stderr)
+	}
+	plain, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	reranked, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--reranker", "lancer")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// LANCER's sub-question and rating calls come on top of the plain run's.
+	calls := func(s string) int {
+		m := regexp.MustCompile(`(\d+) model calls`).FindStringSubmatch(s)
+		if m == nil {
+			t.Fatalf("no call count in %q", s)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	if calls(reranked) <= calls(plain) {
+		t.Errorf("with LANCER %d calls, without %d: the rerank stage made no call", calls(reranked), calls(plain))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/export"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
 )
 
 // requestLine is one line of a NeuCLIR-style requests file.
@@ -42,6 +44,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.IntVar(&s.Retrieve, "retrieve", s.Retrieve, "documents retrieved (N)")
 	fs.IntVar(&s.IdeationDocs, "ideation-docs", s.IdeationDocs, "documents nuggets are drawn from (D)")
 	fs.IntVar(&s.KeepNuggets, "keep-nuggets", s.KeepNuggets, "nuggets kept after ranking")
+	fs.StringVar(&s.Reranker, "reranker", s.Reranker, "rerank the retrieved documents before ideation: "+strings.Join(rerank.Methods(), ", ")+" (default: none)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--baseline lead]")
 		fs.PrintDefaults()
@@ -52,6 +55,9 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	if *requests == "" || *out == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: report needs --requests and --out", errUsage)
+	}
+	if s.Reranker != "" && !slices.Contains(rerank.Methods(), s.Reranker) {
+		return fmt.Errorf("%w: unknown --reranker %q (%s)", errUsage, s.Reranker, strings.Join(rerank.Methods(), ", "))
 	}
 	switch *baseline {
 	case "", "lead":

@@ -14,6 +14,7 @@ package crucible
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -25,11 +26,13 @@ import (
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
 )
 
 // Stage names, as shown on the job page.
 const (
 	StageRetrieve = "retrieve"
+	StageRerank   = "rerank"
 	StageIdeate   = "ideate"
 	StageMerge    = "merge"
 	StageRank     = "rank"
@@ -78,6 +81,16 @@ type Engine struct {
 	SentenceKey func(string) string
 	// Name labels the engine in reports ("offline engine" or the model).
 	Name string
+	// NewReranker builds the reranker a report's Settings.Reranker names,
+	// asking model (the run's metered model). nil: no reranking on offer,
+	// and a request for one fails.
+	NewReranker func(method string, model pipeline.Model) (rerank.Reranker, error)
+}
+
+// RerankObserver is an optional Observer extension that receives the
+// rerank stage's record.
+type RerankObserver interface {
+	Reranked(ctx context.Context, rec pipeline.RerankRecord) error
 }
 
 // Observer receives a run's progress and artefacts as they are made. Save
@@ -128,6 +141,9 @@ func (e *Engine) Generate(ctx context.Context, req pipeline.Request, s pipeline.
 	if obs == nil {
 		obs = nopObserver{}
 	}
+	if s.Reranker != "" && e.NewReranker == nil {
+		return pipeline.Report{}, pipeline.Invalidf("reranker %q: this engine offers no reranking", s.Reranker)
+	}
 	r := &run{
 		e: e, req: req, s: s, obs: obs,
 		info: prompts.RequestInfo{ID: req.ID, Title: req.Title, Background: req.Background,
@@ -169,7 +185,13 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	if err != nil {
 		return pipeline.Report{}, err
 	}
-	raw, err := r.ideate(ctx, ret)
+	pool := ret
+	if r.s.Reranker != "" {
+		if ret, pool, err = r.rerank(ctx, ret); err != nil {
+			return pipeline.Report{}, err
+		}
+	}
+	raw, err := r.ideate(ctx, pool)
 	if err != nil {
 		return pipeline.Report{}, err
 	}
@@ -291,6 +313,70 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 		docs[i].Rank = i + 1
 	}
 	return nil
+}
+
+// rerank reorders the retrieved documents with the request's reranker and
+// records the stage. It returns the reranked documents (ranks renumbered)
+// and the report's context: the chosen set of a set-selection method, or
+// all of them.
+func (r *run) rerank(ctx context.Context, ret []pipeline.RetrievedDoc) (reranked, pool []pipeline.RetrievedDoc, err error) {
+	r.enter(StageRerank, len(ret))
+	rr, err := r.e.NewReranker(r.s.Reranker, r.model)
+	if err != nil {
+		return nil, nil, err
+	}
+	cands := make([]rerank.Candidate, len(ret))
+	passages := make(map[string]string, len(ret))
+	for i, d := range ret {
+		cands[i] = rerank.Candidate{ID: d.DocID, Score: d.Score}
+		ps, err := r.passagesOf(ctx, d.DocID)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range ps {
+			if p.Ordinal == d.Ordinal {
+				passages[d.DocID] = p.Text
+			}
+		}
+	}
+	res, err := rr.Rerank(ctx, rerank.Input{
+		Request: r.req, Candidates: cands, Docs: r.e.Store, Passages: passages,
+		Progress: func(done, total int) { r.tick(done, total) },
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := make(map[string]pipeline.RetrievedDoc, len(ret))
+	for _, d := range ret {
+		byID[d.DocID] = d
+	}
+	rec := pipeline.RerankRecord{Method: res.Method, FirstStage: ret, Selected: res.Selected, Usage: res.Usage}
+	for _, c := range res.Ranking {
+		d, ok := byID[c.ID]
+		if !ok {
+			return nil, nil, fmt.Errorf("reranker %s returned document %q, which was not retrieved", res.Method, c.ID)
+		}
+		delete(byID, c.ID)
+		d.Rank = len(reranked) + 1
+		reranked = append(reranked, d)
+		rec.Order = append(rec.Order, c.ID)
+	}
+	if len(byID) > 0 {
+		return nil, nil, fmt.Errorf("reranker %s dropped %d retrieved document(s)", res.Method, len(byID))
+	}
+	if rec.Trace, err = json.Marshal(res.Trace); err != nil {
+		return nil, nil, fmt.Errorf("reranker %s: encode trace: %w", res.Method, err)
+	}
+	if o, ok := r.obs.(RerankObserver); ok {
+		if err := o.Reranked(ctx, rec); err != nil {
+			return nil, nil, err
+		}
+	}
+	pool = reranked
+	if res.Selected > 0 {
+		pool = reranked[:res.Selected]
+	}
+	return reranked, pool, nil
 }
 
 // document loads a document once per run.

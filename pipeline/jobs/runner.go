@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +35,10 @@ type Engine struct {
 type Runner struct {
 	Store     pipeline.JobStore
 	Available []Engine // the engines jobs can use; the first is the default
-	Workers   int      // default 1
+	// Rerankers are the reranking methods a job's Settings.Reranker may
+	// name (the engines' NewReranker builds them); empty: none on offer.
+	Rerankers []string
+	Workers   int // default 1
 	// Poll is how often idle workers look for queued jobs and running jobs
 	// look for a cancel request (default 500 ms).
 	Poll   time.Duration
@@ -101,6 +106,13 @@ func (r *Runner) Submit(ctx context.Context, req pipeline.Request, s pipeline.Se
 	}
 	if _, ok := r.engine(engine); !ok {
 		fe["engine"] = fmt.Sprintf("%q is not an available engine", engine)
+	}
+	if s.Reranker != "" && !slices.Contains(r.Rerankers, s.Reranker) {
+		if len(r.Rerankers) == 0 {
+			fe["reranker"] = "no reranker is available here"
+		} else {
+			fe["reranker"] = fmt.Sprintf("%q is not an available reranker (%s)", s.Reranker, strings.Join(r.Rerankers, ", "))
+		}
 	}
 	if len(fe) > 0 {
 		return pipeline.Job{}, false, fe
@@ -319,6 +331,27 @@ func (o *storeObserver) stage() string {
 }
 
 func (o *storeObserver) Retrieved(ctx context.Context, docs []pipeline.RetrievedDoc) error {
+	return o.store.SaveRetrieval(ctx, o.jobID, docs)
+}
+
+// Reranked stores the rerank stage's record where the store keeps them
+// (pipeline.RerankStore), and the reranked order as the job's retrieval.
+func (o *storeObserver) Reranked(ctx context.Context, rec pipeline.RerankRecord) error {
+	if rs, ok := o.store.(pipeline.RerankStore); ok {
+		if err := rs.SaveRerank(ctx, o.jobID, rec); err != nil {
+			return err
+		}
+	}
+	byID := make(map[string]pipeline.RetrievedDoc, len(rec.FirstStage))
+	for _, d := range rec.FirstStage {
+		byID[d.DocID] = d
+	}
+	docs := make([]pipeline.RetrievedDoc, 0, len(rec.Order))
+	for i, id := range rec.Order {
+		d := byID[id]
+		d.Rank = i + 1
+		docs = append(docs, d)
+	}
 	return o.store.SaveRetrieval(ctx, o.jobID, docs)
 }
 
