@@ -12,4 +12,7 @@ type ErrorPage struct {
 	Message string
 	// RequestID identifies the request in the logs, so a user can report it.
 	RequestID string
+	// LoginURL, when set, links to the sign-in page: for requests refused
+	// because the viewer has not signed in.
+	LoginURL string
 }

@@ -328,3 +328,12 @@ func sentenceCase(s string) string {
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
 }
+
+// evaluateMethod is the evaluate form's method: "get" with the offline
+// judge alone, "post" when the model judge is offered (see evaluateForm).
+func (p EvaluationPage) evaluateMethod() string {
+	if p.ModelJudge != "" {
+		return "post"
+	}
+	return "get"
+}

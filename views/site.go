@@ -10,13 +10,14 @@ import (
 	"strconv"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/auth"
 )
 
 // NavItem names a top-level section of the portal so the layout can mark
 // the current one.
 type NavItem string
 
-// Top-level sections. Later slices add accounts here and to navItems.
+// Top-level sections.
 const (
 	NavNone   NavItem = ""
 	NavHome   NavItem = "home"
@@ -35,14 +36,16 @@ type navLink struct {
 	// Reports marks the entries shown only when the report pages are
 	// served (Site.Reports).
 	Reports bool
+	// Perm is what the viewer must be allowed to see the entry.
+	Perm auth.Permission
 }
 
 // navItems lists the header navigation in display order.
 var navItems = []navLink{
-	{Item: NavHome, Label: "Home", URL: HomePath},
-	{Item: NavSearch, Label: "Search", URL: SearchPath},
-	{Item: NavNewReport, Label: "New report", URL: NewReportPath, Reports: true},
-	{Item: NavReports, Label: "Reports", URL: JobsPath, Reports: true},
+	{Item: NavHome, Label: "Home", URL: HomePath, Perm: auth.PermView},
+	{Item: NavSearch, Label: "Search", URL: SearchPath, Perm: auth.PermView},
+	{Item: NavNewReport, Label: "New report", URL: NewReportPath, Reports: true, Perm: auth.PermCreateReport},
+	{Item: NavReports, Label: "Reports", URL: JobsPath, Reports: true, Perm: auth.PermView},
 }
 
 // Site is what the shared layout shows on every page. The web package fills
@@ -73,12 +76,13 @@ func (s Site) WithActive(item NavItem) Site {
 	return s
 }
 
-// navLinks is the header navigation of the site: the report entries only
-// when the report pages are served.
-func (s Site) navLinks() []navLink {
+// navLinks is the header navigation of the site as the viewer sees it:
+// the report entries only when the report pages are served, and only the
+// entries the viewer's role allows (none before signing in).
+func (s Site) navLinks(v Viewer) []navLink {
 	out := make([]navLink, 0, len(navItems))
 	for _, l := range navItems {
-		if l.Reports && !s.Reports {
+		if l.Reports && !s.Reports || !v.Can(l.Perm) {
 			continue
 		}
 		out = append(out, l)
@@ -87,9 +91,10 @@ func (s Site) navLinks() []navLink {
 }
 
 // showHeaderSearch reports whether the layout shows the compact search box in
-// the header. The search page has its own, larger form.
-func (s Site) showHeaderSearch() bool {
-	return s.Active != NavSearch
+// the header: not on the search page, which has its own, larger form, and
+// not before signing in.
+func (s Site) showHeaderSearch(v Viewer) bool {
+	return s.Active != NavSearch && v.Can(auth.PermView)
 }
 
 // maxQueryLength is the maxlength of search inputs, matching the limit the

@@ -20,6 +20,10 @@ const (
 	ReportsPath   = "/reports"
 	// JobsPath lists recent report jobs.
 	JobsPath = "/jobs"
+	// LoginPath is the sign-in page, which posts to itself; LogoutPath
+	// takes the sign-out form.
+	LoginPath  = "/login"
+	LogoutPath = "/logout"
 )
 
 // Query parameter names shared by the links built here and the handlers

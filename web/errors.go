@@ -74,6 +74,12 @@ func statusTitle(code int) string {
 		return "Not found"
 	case http.StatusRequestEntityTooLarge:
 		return "Request too large"
+	case http.StatusUnauthorized:
+		return "Sign in required"
+	case http.StatusForbidden:
+		return "Not allowed"
+	case http.StatusTooManyRequests:
+		return "Too many attempts"
 	case http.StatusInternalServerError:
 		return "Something went wrong"
 	}
@@ -94,6 +100,10 @@ func defaultMessage(code int) string {
 		return "The request body is larger than this portal accepts."
 	case http.StatusBadRequest:
 		return "The request could not be understood."
+	case http.StatusUnauthorized:
+		return "Sign in to see this page."
+	case http.StatusForbidden:
+		return "You are not allowed to do this."
 	}
 	if code >= 500 {
 		return serverErrorMessage
@@ -158,13 +168,17 @@ func errorHandler(logger *slog.Logger, site views.Site) echo.HTTPErrorHandler {
 			return
 		}
 
-		page := views.Error(views.ErrorPage{
+		vm := views.ErrorPage{
 			Site:      site,
 			Status:    p.Status,
 			Title:     p.Title,
 			Message:   p.Message,
 			RequestID: requestIDOf(c),
-		})
+		}
+		if p.Status == http.StatusUnauthorized {
+			vm.LoginURL = views.LoginPath
+		}
+		page := views.Error(vm)
 		if rerr := handlers.Render(c, p.Status, page); rerr != nil {
 			logger.LogAttrs(req.Context(), slog.LevelError, "render error page",
 				slog.String("request_id", requestIDOf(c)),

@@ -120,11 +120,12 @@ func newEvalServer(t *testing.T, cfg web.Config, model pipeline.Model) *evalServ
 	if model != nil {
 		deps.JudgeModel, deps.JudgeModelLabel = model, "fake-llm"
 	}
+	cfg.LocalMode = true
 	e, err := web.New(cfg, deps)
 	if err != nil {
 		t.Fatalf("web.New: %v", err)
 	}
-	return &evalServer{testServer: &testServer{e: e, store: store, log: &logBuf}, jobs: jobs, gold: gold}
+	return &evalServer{testServer: newTestServerOf(t, &testServer{e: e, store: store, log: &logBuf}), jobs: jobs, gold: gold}
 }
 
 // evalDocText is document d1: passage 0 is its first sentence (bytes

@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/views"
 	"github.com/crucible-portal/crucible/web"
 )
 
@@ -171,11 +172,15 @@ type testServer struct {
 	searcher *fakeSearcher
 	store    *fakeStore
 	log      *bytes.Buffer
+	// csrf is the local-mode CSRF token, read from a page on first use.
+	csrf string
 }
 
-// newTestServer builds the portal on the fakes, logging JSON into a buffer.
+// newTestServer builds the portal on the fakes in local mode, logging JSON
+// into a buffer.
 func newTestServer(t *testing.T, searcher *fakeSearcher, store *fakeStore, cfg web.Config) *testServer {
 	t.Helper()
+	cfg.LocalMode = true
 	if searcher == nil {
 		searcher = &fakeSearcher{}
 	}
@@ -195,7 +200,16 @@ func newTestServer(t *testing.T, searcher *fakeSearcher, store *fakeStore, cfg w
 	if err != nil {
 		t.Fatalf("web.New: %v", err)
 	}
-	return &testServer{e: e, searcher: searcher, store: store, log: &logBuf}
+	return newTestServerOf(t, &testServer{e: e, searcher: searcher, store: store, log: &logBuf})
+}
+
+// newTestServerOf reads the server's CSRF token before the test starts,
+// then empties the log of that request.
+func newTestServerOf(t *testing.T, s *testServer) *testServer {
+	t.Helper()
+	s.csrfToken(t)
+	s.log.Reset()
+	return s
 }
 
 // syncWriter serialises writes to a buffer shared by handler goroutines.
@@ -216,11 +230,44 @@ func (s *testServer) get(t *testing.T, target string) *httptest.ResponseRecorder
 	return s.do(t, httptest.NewRequest(http.MethodGet, target, nil))
 }
 
+// do serves the request. A request with an unsafe method gets the
+// server's CSRF token in the X-CSRF-Token header unless it has one, so
+// tests of other behaviour pass the CSRF check as a browser's form would;
+// the CSRF tests send requests with serve.
 func (s *testServer) do(t *testing.T, req *http.Request) *httptest.ResponseRecorder {
 	t.Helper()
+	if !isSafeMethod(req.Method) && req.Header.Get(views.HeaderCSRF) == "" {
+		req.Header.Set(views.HeaderCSRF, s.csrfToken(t))
+	}
+	return s.serve(req)
+}
+
+// serve serves the request as it is.
+func (s *testServer) serve(req *http.Request) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	s.e.ServeHTTP(rec, req)
 	return rec
+}
+
+// csrfToken is the CSRF token of the server's local mode, read from the
+// csrf-token meta element of a page (any page has it; a 404 page is the
+// cheapest). The constructors read it first, so the request does not
+// show in the tests' logs.
+func (s *testServer) csrfToken(t *testing.T) string {
+	t.Helper()
+	if s.csrf == "" {
+		rec := s.serve(httptest.NewRequest(http.MethodGet, "/no-such-page-for-the-csrf-token", nil))
+		doc := parseHTML(t, rec)
+		s.csrf = doc.Find(`meta[name="csrf-token"]`).AttrOr("content", "")
+		if s.csrf == "" {
+			t.Fatalf("no csrf-token meta element on a page (status %d)", rec.Code)
+		}
+	}
+	return s.csrf
+}
+
+func isSafeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions || m == http.MethodTrace
 }
 
 // parseHTML parses a response body, checking it is HTML.

@@ -115,7 +115,8 @@ func requestIDOf(c echo.Context) string {
 }
 
 // requestLogger logs one line per request at Info with echo's
-// RequestLogger: method, path, status, latency, bytes_out and request_id.
+// RequestLogger: method, path, status, latency, bytes_out, request_id and,
+// once the request's principal is known, user.
 // An error from the handler chain is handed to the error handler first
 // (HandleError), so the logged status is the one sent; the error itself is
 // logged there, once.
@@ -128,7 +129,7 @@ func requestLogger(logger *slog.Logger) echo.MiddlewareFunc {
 		LogLatency:      true,
 		LogResponseSize: true,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-			logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+			attrs := []slog.Attr{
 				slog.String("method", v.Method),
 				slog.String("path", v.URIPath),
 				slog.Int("status", v.Status),
@@ -137,7 +138,11 @@ func requestLogger(logger *slog.Logger) echo.MiddlewareFunc {
 				// The response header, not v.RequestID: that one prefers
 				// the incoming header.
 				slog.String("request_id", requestIDOf(c)),
-			)
+			}
+			if p := principalOf(c); p.signedIn() {
+				attrs = append(attrs, slog.String("user", p.user.Name))
+			}
+			logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", attrs...)
 			return nil
 		},
 	})

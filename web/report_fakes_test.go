@@ -307,6 +307,7 @@ func newReportServer(t *testing.T, store *fakeStore, cfg web.Config, opts ...fun
 	svc := &fakeReportService{engines: testEngines, nextID: 7}
 	clock := &fakeClock{t: testNow}
 	cfg.Now = clock.Now
+	cfg.LocalMode = true
 	rd := reportDeps{jobs: jobs}
 	for _, o := range opts {
 		o(&rd)
@@ -337,7 +338,7 @@ func newReportServer(t *testing.T, store *fakeStore, cfg web.Config, opts ...fun
 		t.Fatalf("web.New: %v", err)
 	}
 	return &reportServer{
-		testServer: &testServer{e: e, store: store, log: &logBuf},
+		testServer: newTestServerOf(t, &testServer{e: e, store: store, log: &logBuf}),
 		jobs:       jobs,
 		svc:        svc,
 		now:        clock,

@@ -6,11 +6,16 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/crucible-portal/crucible/handlers"
+	"github.com/crucible-portal/crucible/pipeline/auth"
 	"github.com/crucible-portal/crucible/views"
 )
 
-// staticPrefix is where the embedded assets are served.
-const staticPrefix = "/static/"
+// staticPrefix is where the embedded assets are served, and healthPath
+// the health check.
+const (
+	staticPrefix = "/static/"
+	healthPath   = "/healthz"
+)
 
 // routeHandlers are the handlers registerRoutes mounts.
 type routeHandlers struct {
@@ -19,6 +24,10 @@ type routeHandlers struct {
 	documents *handlers.Documents
 	health    *handlers.Health
 	static    echo.HandlerFunc
+	login     *handlers.Login
+	// loginPage is the sign-in page's route middleware: it issues the
+	// cookie the sign-in form's CSRF token is bound to.
+	loginPage echo.MiddlewareFunc
 	// reports and jobs are nil when the report pages are not served.
 	reports *handlers.Reports
 	jobs    *handlers.Jobs
@@ -40,41 +49,58 @@ func hasOwnBodyLimit(c echo.Context) bool {
 // registerRoutes mounts every URL the portal answers. The paths match the
 // links views builds (views.HomePath, views.SearchPath,
 // views.DocumentsPrefix, views.NewReportPath, views.JobURL,
-// views.ReportExportJSONURL, views.EvaluationURL...). Every route
-// that changes state is a POST.
+// views.ReportExportJSONURL, views.EvaluationURL...). Every route that
+// changes state is a POST.
+//
+// Access: the global middleware (access.requireLogin) sends visitors who
+// have not signed in to the sign-in page, except on the public routes
+// (publicRoutes), and checks the CSRF token of every POST
+// (access.checkCSRF). Each route below also names the permission it needs
+// (requirePerm); the state-changing ones are:
+//
+//	POST /reports                        auth.PermCreateReport
+//	POST /jobs/:id/cancel                auth.PermCancelJob
+//	POST /reports/:id/evaluation         auth.PermEvaluate (the model judge)
+//	POST /reports/:id/evaluation/gold    auth.PermEvaluate
+//	POST /login, POST /logout            anyone (CSRF-checked)
 func registerRoutes(e *echo.Echo, h routeHandlers) {
-	e.GET("/", h.home.Show)
-	e.GET("/search", h.search.Show)
+	view := requirePerm(auth.PermView)
+	e.GET(views.LoginPath, h.login.Show, h.loginPage)
+	e.POST(views.LoginPath, h.login.Submit)
+	e.POST(views.LogoutPath, h.login.Logout)
+
+	e.GET("/", h.home.Show, view)
+	e.GET("/search", h.search.Show, view)
 	// Document ids may contain slashes: the handler reads the whole escaped
 	// rest of the path, and "/documents/?id=..." for ids a browser would
 	// rewrite.
-	e.GET("/documents/*", h.documents.Show)
-	e.GET("/healthz", h.health.Check)
-	e.HEAD("/healthz", h.health.Check)
+	e.GET("/documents/*", h.documents.Show, view)
+	e.GET(healthPath, h.health.Check)
+	e.HEAD(healthPath, h.health.Check)
 	e.GET(staticPrefix+"*", h.static)
 	e.HEAD(staticPrefix+"*", h.static)
 
 	if h.reports != nil && h.jobs != nil {
 		// "/reports/new" is a static route, so it wins over "/reports/:id".
-		e.GET(views.NewReportPath, h.reports.New)
-		e.POST(views.ReportsPath, h.reports.Create)
+		e.GET(views.NewReportPath, h.reports.New, requirePerm(auth.PermCreateReport))
+		e.POST(views.ReportsPath, h.reports.Create, requirePerm(auth.PermCreateReport))
 		// The report list is the job list: every report belongs to a job.
 		e.GET(views.ReportsPath, func(c echo.Context) error {
 			return c.Redirect(http.StatusFound, views.JobsPath)
-		})
-		e.GET(views.ReportsPath+"/:id", h.reports.Show)
-		e.GET(views.ReportsPath+"/:id/nuggets", h.reports.Nuggets)
-		e.GET(views.ReportsPath+"/:id/export.json", h.reports.ExportJSON)
-		e.GET(views.ReportsPath+"/:id/export.md", h.reports.ExportMarkdown)
-		e.GET(views.ReportsPath+"/:id/print", h.reports.Print)
-		e.GET(views.JobsPath, h.jobs.List)
-		e.GET(views.JobsPath+"/:id", h.jobs.Show)
-		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel)
-		e.GET(views.JobsPath+"/:id/events", h.jobs.Events)
+		}, view)
+		e.GET(views.ReportsPath+"/:id", h.reports.Show, view)
+		e.GET(views.ReportsPath+"/:id/nuggets", h.reports.Nuggets, view)
+		e.GET(views.ReportsPath+"/:id/export.json", h.reports.ExportJSON, view)
+		e.GET(views.ReportsPath+"/:id/export.md", h.reports.ExportMarkdown, view)
+		e.GET(views.ReportsPath+"/:id/print", h.reports.Print, view)
+		e.GET(views.JobsPath, h.jobs.List, view)
+		e.GET(views.JobsPath+"/:id", h.jobs.Show, view)
+		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel, requirePerm(auth.PermCancelJob))
+		e.GET(views.JobsPath+"/:id/events", h.jobs.Events, view)
 	}
 	if h.evaluations != nil {
-		e.GET(views.ReportsPath+"/:id/evaluation", h.evaluations.Show)
-		e.POST(views.ReportsPath+"/:id/evaluation", h.evaluations.Evaluate)
-		e.POST(goldUploadRoute, h.evaluations.Upload)
+		e.GET(views.ReportsPath+"/:id/evaluation", h.evaluations.Show, view)
+		e.POST(views.ReportsPath+"/:id/evaluation", h.evaluations.Evaluate, requirePerm(auth.PermEvaluate))
+		e.POST(goldUploadRoute, h.evaluations.Upload, requirePerm(auth.PermEvaluate))
 	}
 }

@@ -48,7 +48,7 @@ func TestNewRequiresDependencies(t *testing.T) {
 
 func TestNewOptionalDependencies(t *testing.T) {
 	store := sampleStore()
-	e, err := web.New(web.Config{}, web.Deps{Searcher: &fakeSearcher{}, Store: store})
+	e, err := web.New(web.Config{LocalMode: true}, web.Deps{Searcher: &fakeSearcher{}, Store: store})
 	if err != nil {
 		t.Fatalf("New without Marker, Logger and Version: %v", err)
 	}

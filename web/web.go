@@ -4,6 +4,7 @@
 package web
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/crucible-portal/crucible/handlers"
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/auth"
 	"github.com/crucible-portal/crucible/static"
 	"github.com/crucible-portal/crucible/views"
 )
@@ -41,10 +43,33 @@ type Config struct {
 	// shutdown does not wait for them: pass the serving context's Done
 	// channel. Optional.
 	Stop <-chan struct{}
-	// Now is the clock job pages measure elapsed time with. Nil means
-	// time.Now; tests fix it.
+	// Now is the clock job pages measure elapsed time with, and sessions
+	// and the login rate limit run on. Nil means time.Now; tests fix it.
 	Now func() time.Time
+
+	// LocalMode allows single-user local mode: while no account exists
+	// (or there is no account store), every request acts as an
+	// administrator without signing in. Set it only when the portal
+	// listens on a loopback address; once an account exists, signing in
+	// is required even there.
+	LocalMode bool
+	// Secret keys the CSRF tokens: at least 32 bytes, kept across
+	// restarts so forms in open pages stay valid. Nil means a random one
+	// for this server's life.
+	Secret []byte
+	// SecureCookies marks the cookies Secure even for requests that came
+	// over plain HTTP: set it when a TLS-terminating proxy fronts the
+	// portal. Requests over TLS always get Secure cookies.
+	SecureCookies bool
+	// TrustProxy takes the client's address, which the login rate limit
+	// counts failures of, from X-Forwarded-For as set by a proxy on a
+	// private or loopback address. Off, the connection's address is used
+	// and the header ignored, so clients cannot pick their own.
+	TrustProxy bool
 }
+
+// minSecretBytes is the shortest Config.Secret accepted.
+const minSecretBytes = 32
 
 // Deps are the services the portal's pages use.
 type Deps struct {
@@ -89,10 +114,15 @@ type Deps struct {
 	// next to the offline judge; JudgeModelLabel names it. Optional.
 	JudgeModel      pipeline.Model
 	JudgeModelLabel string
+
+	// Accounts keeps the user accounts and sessions. Optional only with
+	// Config.LocalMode: without it the portal is always in local mode.
+	Accounts auth.Store
 }
 
 // New builds the portal's HTTP handler. It returns an error naming the
-// missing dependency when Searcher or Store is nil.
+// missing dependency when Searcher or Store is nil, or Accounts is nil
+// outside local mode, and one about Config.Secret when it is too short.
 func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	var missing []error
 	if deps.Searcher == nil {
@@ -101,8 +131,28 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if deps.Store == nil {
 		missing = append(missing, errors.New("web: Deps.Store is nil"))
 	}
+	if deps.Accounts == nil && !cfg.LocalMode {
+		missing = append(missing, errors.New("web: Deps.Accounts is nil and Config.LocalMode is off: "+
+			"a portal that is not in local mode needs accounts"))
+	}
+	if n := len(cfg.Secret); n > 0 && n < minSecretBytes {
+		missing = append(missing, fmt.Errorf("web: Config.Secret is %d bytes; it needs at least %d", n, minSecretBytes))
+	}
 	if len(missing) > 0 {
 		return nil, errors.Join(missing...)
+	}
+	secret := cfg.Secret
+	if len(secret) == 0 {
+		secret = make([]byte, minSecretBytes)
+		// crypto/rand.Read never fails (Go 1.24+).
+		_, _ = rand.Read(secret)
+	}
+	ac := &access{accounts: deps.Accounts, local: cfg.LocalMode, secret: secret, secureCookies: cfg.SecureCookies}
+	if ac.logger = deps.Logger; ac.logger == nil {
+		ac.logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Accounts != nil {
+		ac.svc = auth.NewService(deps.Accounts, cfg.Now)
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -134,8 +184,16 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(logger, site)
+	if cfg.TrustProxy {
+		e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	} else {
+		e.IPExtractor = echo.ExtractIPDirect()
+	}
 
 	e.Use(middlewareChain(cfg.MaxBodyBytes, logger, hasOwnBodyLimit)...)
+	// Access control runs after the body limit, so reading a form for its
+	// CSRF token is bounded too.
+	e.Use(ac.identify, ac.requireLogin, ac.checkCSRF)
 
 	rh := routeHandlers{
 		home:      &handlers.Home{Site: site, Stats: deps.Store},
@@ -143,6 +201,8 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		documents: &handlers.Documents{Site: site, Store: deps.Store, Marker: deps.Marker},
 		health:    &handlers.Health{Stats: deps.Store, Logger: logger},
 		static:    staticHandler(),
+		login:     &handlers.Login{Site: site, Sessions: ac},
+		loginPage: ac.issueLoginCookie,
 	}
 	if reportsEnabled {
 		finder := deps.ReportJobs

@@ -67,6 +67,7 @@ Usage:
   crucible eval    retrieval --qrels Q [--nugget-qrels NQ] --run R [--k 10,20,100] [--json]
   crucible eval    reports --data DIR --requests FILE --nuggets FILE --reports DIR [--judge offline|model] [--json]
   crucible bench   index|search [--data DIR] [--scale 1,10] [--corpus FILE]
+  crucible user    add|list|passwd --data DIR [--role admin|analyst|reviewer] [NAME]
 
 Every command takes --k1 and --b (BM25 parameters, defaults 0.9 and 0.4).
 Environment: CRUCIBLE_DATA (data folder), CRUCIBLE_ADDR, CRUCIBLE_BM25_K1,
@@ -101,6 +102,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdEval(ctx, args[1:], env, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, args[1:], env, stdout, stderr)
+	case "user":
+		return cmdUser(ctx, args[1:], env, stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

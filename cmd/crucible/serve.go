@@ -14,6 +14,7 @@ import (
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/corpus"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
 	"github.com/crucible-portal/crucible/web"
 )
 
@@ -37,6 +38,10 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	level := fs.String("log-level", env.get("CRUCIBLE_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
 	maxBody := fs.Int64("max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
 	workers := fs.Int("workers", 1, "report jobs run at once")
+	secureCookies := fs.Bool("secure-cookies", envBool(env, "CRUCIBLE_SECURE_COOKIES"),
+		"mark cookies Secure although requests arrive over plain HTTP: set behind a TLS proxy (env CRUCIBLE_SECURE_COOKIES)")
+	trustProxy := fs.Bool("trust-proxy", envBool(env, "CRUCIBLE_TRUST_PROXY"),
+		"take client addresses for the login rate limit from X-Forwarded-For set by a proxy on a private address (env CRUCIBLE_TRUST_PROXY)")
 	var mf modelFlags
 	mf.register(fs, env)
 	if err := parseFlags(fs, args); err != nil {
@@ -51,6 +56,21 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		return err
 	}
 	defer a.Close()
+
+	// Decide on access before any slow work, so a portal that must not
+	// start fails at once.
+	users, admins, err := accessCounts(ctx, a.db)
+	if err != nil {
+		return err
+	}
+	localMode, err := serveAccess(*addr, c.data, users, admins)
+	if err != nil {
+		return err
+	}
+	secret, err := csrfSecret(ctx, a.db)
+	if err != nil {
+		return err
+	}
 
 	st, err := a.db.Stats(ctx)
 	if err != nil {
@@ -79,7 +99,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	runner := &jobs.Runner{Store: a.db, Available: engines, Workers: *workers, Logger: logger}
+	runner := &jobs.Runner{Store: a.db, Available: engines, Rerankers: rerank.Methods(), Workers: *workers, Logger: logger}
 	runCtx, stopRunner := context.WithCancel(context.WithoutCancel(ctx))
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- runner.Run(runCtx) }()
@@ -96,7 +116,14 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	if e := engines[0]; !e.Info.Offline {
 		judgeModel, judgeLabel = e.Pipeline.Model, e.Info.Label
 	}
-	e, err := web.New(web.Config{MaxBodyBytes: *maxBody, Stop: ctx.Done()}, web.Deps{
+	e, err := web.New(web.Config{
+		MaxBodyBytes:  *maxBody,
+		Stop:          ctx.Done(),
+		LocalMode:     localMode,
+		Secret:        secret,
+		SecureCookies: *secureCookies,
+		TrustProxy:    *trustProxy,
+	}, web.Deps{
 		Searcher:        a.searcher(),
 		Store:           a.db,
 		Marker:          a.index,
@@ -108,6 +135,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		Engine:          engines[0].Info.Label,
 		JudgeModel:      judgeModel,
 		JudgeModelLabel: judgeLabel,
+		Accounts:        a.db,
 	})
 	if err != nil {
 		return err
@@ -115,6 +143,10 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	if localMode && !listenerIsLoopback(ln) {
+		ln.Close()
+		return fmt.Errorf("%s resolved to %s, which is not a loopback address: serve on 127.0.0.1 for local mode", *addr, ln.Addr())
 	}
 	srv := &http.Server{
 		Handler:           e,
@@ -129,7 +161,12 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		url = "http://" + *addr
 	}
 	fmt.Fprintf(stdout, "Crucible is serving %s on %s (Ctrl-C to stop)\n", c.data, url)
-	logger.Info("serving", "addr", ln.Addr().String(), "data", c.data, "bm25_k1", a.opts.K1, "bm25_b", a.opts.B)
+	if localMode && users == 0 {
+		fmt.Fprintf(stdout, "Single-user local mode: no accounts exist, so there is no sign-in. "+
+			"Add accounts with: crucible user add --data %s --role admin NAME\n", c.data)
+	}
+	logger.Info("serving", "addr", ln.Addr().String(), "data", c.data, "bm25_k1", a.opts.K1, "bm25_b", a.opts.B,
+		"local_mode", localMode && users == 0, "accounts", users)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,0 +1,181 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// Store keeps accounts and sessions. The SQLite adapter implements it.
+type Store interface {
+	// Credentials returns the user with the name (matched without regard
+	// to case) and its password hash, or an error wrapping
+	// pipeline.ErrNotFound.
+	Credentials(ctx context.Context, name string) (User, string, error)
+	// CountUsers returns how many accounts exist.
+	CountUsers(ctx context.Context) (int, error)
+	// CreateSession stores a new session.
+	CreateSession(ctx context.Context, s Session) error
+	// SessionUser returns the session whose token hash is given and its
+	// user, and records the request at now as the session's last use (at
+	// most once per TouchInterval). A session that does not exist or has
+	// expired by now (Session.Expired) is an error wrapping
+	// pipeline.ErrNotFound.
+	SessionUser(ctx context.Context, tokenHash string, now time.Time) (User, Session, error)
+	// DeleteSession ends the session whose token hash is given; ending
+	// one that does not exist is not an error.
+	DeleteSession(ctx context.Context, tokenHash string) error
+	// DeleteExpiredSessions deletes the sessions expired by now and
+	// returns how many.
+	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
+}
+
+// ErrBadCredentials is the one answer to a login with an unknown name or a
+// wrong password, so the answer does not tell which names exist.
+var ErrBadCredentials = errors.New("wrong user name or password")
+
+// RateLimitError refuses a login attempt made too soon after too many
+// failures.
+type RateLimitError struct {
+	// RetryAfter is how long until an attempt is allowed again.
+	RetryAfter time.Duration
+}
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("too many failed logins: try again in %s", WaitText(e.RetryAfter))
+}
+
+// RetryAfterSeconds is RetryAfter in whole seconds, rounded up, for a
+// Retry-After header: at least 1.
+func (e *RateLimitError) RetryAfterSeconds() int {
+	return max(1, int(math.Ceil(e.RetryAfter.Seconds())))
+}
+
+// WaitText words a wait for people: "1 second", "40 seconds", "1
+// minute", "14 minutes" (rounded up to whole seconds, then to whole
+// minutes from one minute on).
+func WaitText(d time.Duration) string {
+	s := max(1, int(math.Ceil(d.Seconds())))
+	if s < 60 {
+		return plural(s, "second")
+	}
+	return plural((s+59)/60, "minute")
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// Service logs users in and out and resolves session tokens.
+type Service struct {
+	Store Store
+	// Limiter counts failed logins per user name and per client address.
+	// Nil means NewLimiter(LoginFailures, LoginWindow, Now).
+	Limiter *Limiter
+	// Now is the clock sessions and the default limiter use. Nil means
+	// time.Now.
+	Now func() time.Time
+
+	limiterOnce sync.Once
+}
+
+// NewService returns a Service over the store with the default limits;
+// now may be nil (time.Now).
+func NewService(store Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{Store: store, Limiter: NewLimiter(LoginFailures, LoginWindow, now), Now: now}
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) limiter() *Limiter {
+	s.limiterOnce.Do(func() {
+		if s.Limiter == nil {
+			s.Limiter = NewLimiter(LoginFailures, LoginWindow, s.Now)
+		}
+	})
+	return s.Limiter
+}
+
+// limitKeys are the limiter keys of a login attempt: the name as matched
+// (without regard to case) and the client's address.
+func limitKeys(name, clientIP string) (userKey, ipKey string) {
+	return "user:" + strings.ToLower(name), "ip:" + clientIP
+}
+
+// Login checks a user name and password and starts a session. It returns
+// the session's token, for the browser's cookie, and the user.
+//
+// A name or address with LoginFailures failures in the last LoginWindow
+// gets a *RateLimitError without the password being checked. An unknown
+// name or a wrong password gets ErrBadCredentials and counts as a failure
+// of both the name and the address; both take as long, as the password is
+// checked against a dummy hash for unknown names. A successful login
+// clears the name's failures (not the address's, or one valid account
+// would let an address keep guessing others), and deletes expired
+// sessions while it writes.
+func (s *Service) Login(ctx context.Context, name, password, clientIP string) (string, User, error) {
+	userKey, ipKey := limitKeys(name, clientIP)
+	lim := s.limiter()
+	if wait := lim.Wait(userKey, ipKey); wait > 0 {
+		return "", User{}, &RateLimitError{RetryAfter: wait}
+	}
+	u, hash, err := s.Store.Credentials(ctx, name)
+	switch {
+	case errors.Is(err, pipeline.ErrNotFound):
+		CheckPassword(dummyHash(), password)
+		lim.Fail(userKey, ipKey)
+		return "", User{}, ErrBadCredentials
+	case err != nil:
+		return "", User{}, fmt.Errorf("log in %q: %w", name, err)
+	}
+	if !CheckPassword(hash, password) {
+		lim.Fail(userKey, ipKey)
+		return "", User{}, ErrBadCredentials
+	}
+	lim.Reset(userKey)
+	now := s.now()
+	if _, err := s.Store.DeleteExpiredSessions(ctx, now); err != nil {
+		return "", User{}, fmt.Errorf("log in %q: %w", u.Name, err)
+	}
+	token, sess := NewSession(u.ID, now)
+	if err := s.Store.CreateSession(ctx, sess); err != nil {
+		return "", User{}, fmt.Errorf("log in %q: %w", u.Name, err)
+	}
+	return token, u, nil
+}
+
+// Authenticate returns the user and session of a session token. A token
+// that is malformed, unknown or expired is an error wrapping
+// pipeline.ErrNotFound.
+func (s *Service) Authenticate(ctx context.Context, token string) (User, Session, error) {
+	if !validToken(token) {
+		return User{}, Session{}, fmt.Errorf("session: malformed token: %w", pipeline.ErrNotFound)
+	}
+	return s.Store.SessionUser(ctx, HashToken(token), s.now())
+}
+
+// Logout ends the session of the token; an unknown or malformed token is
+// not an error.
+func (s *Service) Logout(ctx context.Context, token string) error {
+	if !validToken(token) {
+		return nil
+	}
+	return s.Store.DeleteSession(ctx, HashToken(token))
+}
