@@ -46,6 +46,25 @@ type ReportReader interface {
 	Retrieval(ctx context.Context, jobID int64) ([]pipeline.RetrievedDoc, error)
 }
 
+// RerankerLister is implemented by report services that offer reranking:
+// the methods a request may name, the default first or none.
+type RerankerLister interface {
+	RerankMethods() []string
+}
+
+// rerankChoices lists the reranking methods the service offers.
+func rerankChoices(service any) []views.RerankerChoice {
+	rl, ok := service.(RerankerLister)
+	if !ok {
+		return nil
+	}
+	var out []views.RerankerChoice
+	for _, m := range rl.RerankMethods() {
+		out = append(out, views.RerankerChoice{ID: m, Label: MethodLabel(m)})
+	}
+	return out
+}
+
 // ReportJobFinder finds the job that made a report. pipeline.Report does
 // not carry its job's id; the store links them.
 type ReportJobFinder interface {
@@ -74,7 +93,9 @@ type Reports struct {
 // New renders the empty new-report form with the default settings.
 func (h *Reports) New(c echo.Context) error {
 	site := h.Site.WithActive(views.NavNewReport)
-	return Render(c, http.StatusOK, views.NewReport(views.DefaultReportForm(site, h.Service.Engines())))
+	vm := views.DefaultReportForm(site, h.Service.Engines())
+	vm.Rerankers = rerankChoices(h.Service)
+	return Render(c, http.StatusOK, views.NewReport(vm))
 }
 
 // Create reads the new-report form and queues the report job.
@@ -101,6 +122,10 @@ func (h *Reports) Create(c echo.Context) error {
 		Verify:  sub.Settings.Verify,
 		Engine:  sub.Engine,
 		Engines: engines,
+		// What the user chose is shown again even if the service no
+		// longer offers it; Submit then names the problem.
+		Reranker:  sub.Settings.Reranker,
+		Rerankers: rerankChoices(h.Service),
 	}
 	if len(sub.Errors) > 0 {
 		vm.Errors = sub.withDomainErrors()
@@ -221,6 +246,7 @@ func parseReportForm(form url.Values, engines []pipeline.EngineInfo) reportSubmi
 	}
 	sub.Settings.ConfidenceThreshold = threshold
 	sub.Settings.Verify = parseFlag(form.Get(views.FieldVerify))
+	sub.Settings.Reranker = strings.TrimSpace(form.Get(views.FieldReranker))
 
 	sub.Engine = strings.TrimSpace(form.Get(views.FieldEngine))
 	switch {

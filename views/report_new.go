@@ -27,6 +27,7 @@ const (
 	FieldSentencesPerNugget  = "sentences_per_nugget"
 	FieldConcurrency         = "concurrency"
 	FieldVerify              = "verify"
+	FieldReranker            = "reranker"
 )
 
 // DefaultReportLimit is the report length, in characters, the form
@@ -45,6 +46,10 @@ type ReportForm struct {
 	// Engine is the id of the chosen engine.
 	Engine  string
 	Engines []pipeline.EngineInfo
+	// Reranker is the chosen reranking method ("" for none) among
+	// Rerankers, the methods on offer (none: the choice is not shown).
+	Reranker  string
+	Rerankers []RerankerChoice
 	// Errors maps a field name to what is wrong with it, worded to follow
 	// the field's label ("is required").
 	Errors map[string]string
@@ -77,6 +82,12 @@ func DefaultReportForm(site Site, engines []pipeline.EngineInfo) ReportForm {
 		f.Engine = engines[0].ID
 	}
 	return f
+}
+
+// RerankerChoice is a reranking method the form offers.
+type RerankerChoice struct {
+	ID    string
+	Label string
 }
 
 // formField describes one number field of the form's advanced section.
@@ -112,6 +123,7 @@ var fieldLabels = func() map[string]string {
 		FieldRequestID:        "Request id",
 		FieldEngine:           "Engine",
 		FieldVerify:           "Verify sentences",
+		FieldReranker:         "Reranker",
 	}
 	for _, f := range settingFields {
 		m[f.Name] = f.Label
@@ -130,7 +142,7 @@ func fieldLabel(name string) string {
 
 // fieldOrder is the order in which errors are listed: the form's order.
 var fieldOrder = func() map[string]int {
-	names := []string{FieldTitle, FieldBackground, FieldProblemStatement, FieldLimit, FieldEngine, FieldRequestID}
+	names := []string{FieldTitle, FieldBackground, FieldProblemStatement, FieldLimit, FieldEngine, FieldReranker, FieldRequestID}
 	for _, f := range settingFields {
 		names = append(names, f.Name)
 	}
@@ -196,7 +208,7 @@ func (f ReportForm) errorFor(name string) string {
 // advancedOpen reports whether the advanced section starts open: when one
 // of its fields has an error, so the message is not hidden.
 func (f ReportForm) advancedOpen() bool {
-	for _, name := range []string{FieldEngine, FieldRequestID, FieldVerify} {
+	for _, name := range []string{FieldEngine, FieldReranker, FieldRequestID, FieldVerify} {
 		if _, bad := f.Errors[name]; bad {
 			return true
 		}

@@ -285,6 +285,8 @@ func (c *fakeClock) set(t time.Time) {
 // reportDeps are the optional parts of a report server's dependencies.
 type reportDeps struct {
 	jobs   pipeline.JobStore // nil: the fake job store
+	// service wraps the fake report service as Deps.Reports.
+	service func(*fakeReportService) pipeline.ReportService
 	finder interface {
 		ReportJob(ctx context.Context, reportID int64) (int64, error)
 	}
@@ -323,6 +325,9 @@ func newReportServer(t *testing.T, store *fakeStore, cfg web.Config, opts ...fun
 		Engine:   "offline engine",
 		Jobs:     rd.jobs,
 		Reports:  svc,
+	}
+	if rd.service != nil {
+		deps.Reports = rd.service(svc)
 	}
 	if rd.finder != nil {
 		deps.ReportJobs = rd.finder

@@ -31,6 +31,8 @@ type routeHandlers struct {
 	// reports and jobs are nil when the report pages are not served.
 	reports *handlers.Reports
 	jobs    *handlers.Jobs
+	// retrieval is nil when report pages are not served.
+	retrieval *handlers.Retrieval
 	// evaluations is nil when reports have no evaluation pages.
 	evaluations *handlers.Evaluations
 }
@@ -90,6 +92,9 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		}, view)
 		e.GET(views.ReportsPath+"/:id", h.reports.Show, view)
 		e.GET(views.ReportsPath+"/:id/nuggets", h.reports.Nuggets, view)
+		if h.retrieval != nil {
+			e.GET(views.ReportsPath+"/:id/retrieval", h.retrieval.Show, view)
+		}
 		e.GET(views.ReportsPath+"/:id/export.json", h.reports.ExportJSON, view)
 		e.GET(views.ReportsPath+"/:id/export.md", h.reports.ExportMarkdown, view)
 		e.GET(views.ReportsPath+"/:id/print", h.reports.Print, view)

@@ -221,6 +221,10 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			Jobs:      finder,
 			Titles:    titles,
 		}
+		if finder != nil {
+			reranks, _ := deps.Jobs.(handlers.RerankReader)
+			rh.retrieval = &handlers.Retrieval{Site: site, Reports: deps.Jobs, Jobs: finder, Reranks: reranks}
+		}
 		rh.jobs = &handlers.Jobs{
 			Site:         site,
 			Store:        deps.Jobs,

@@ -52,6 +52,9 @@ type Runner struct {
 
 var _ pipeline.ReportService = (*Runner)(nil)
 
+// RerankMethods lists the reranking methods jobs may name (Rerankers).
+func (r *Runner) RerankMethods() []string { return slices.Clone(r.Rerankers) }
+
 func (r *Runner) init() {
 	r.once.Do(func() {
 		r.wake = make(chan struct{}, 1)
