@@ -284,10 +284,10 @@ func (c *fakeClock) set(t time.Time) {
 
 // reportDeps are the optional parts of a report server's dependencies.
 type reportDeps struct {
-	jobs   pipeline.JobStore // nil: the fake job store
+	jobs pipeline.JobStore // nil: the fake job store
 	// service wraps the fake report service as Deps.Reports.
 	service func(*fakeReportService) pipeline.ReportService
-	finder interface {
+	finder  interface {
 		ReportJob(ctx context.Context, reportID int64) (int64, error)
 	}
 	// store, when set, replaces the fake document store as Deps.Store.
