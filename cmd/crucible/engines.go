@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/crucible-portal/crucible/index"
@@ -54,11 +56,71 @@ func envInt(env envFunc, key string, def int) int {
 	return def
 }
 
-// indexAnalyzer gives the offline engine the index's analysis.
+// indexAnalyzer gives the offline engine the index's analysis and its
+// collection statistics (offline.CollectionStats).
 type indexAnalyzer struct{ ix *index.Index }
 
 func (a indexAnalyzer) Terms(text string) []string            { return a.ix.Terms(text) }
 func (a indexAnalyzer) Sentences(text string) []pipeline.Span { return index.Sentences(text) }
+
+// TermStats returns the index's passage statistics of terms
+// (offline.CollectionStats), false when the index is empty or cannot be
+// read.
+func (a indexAnalyzer) TermStats(terms []string) (offline.TermStats, bool) {
+	c, _ := statsCaches.LoadOrStore(a.ix, &statsCache{})
+	return c.(*statsCache).get(a.ix, terms)
+}
+
+// statsCaches holds a statsCache per open index (*index.Index).
+var statsCaches sync.Map
+
+// statsCache keeps the document frequencies the offline engine asked for:
+// a reranking asks for the same few request terms thousands of times. It
+// is dropped whenever the index's passage count changes (documents were
+// added or removed), so the statistics follow the collection. Safe for
+// concurrent use.
+type statsCache struct {
+	mu        sync.Mutex
+	passages  int
+	avgLength float64
+	df        map[string]int
+}
+
+// statsCacheLimit bounds the cached terms; past it the cache starts over.
+const statsCacheLimit = 1 << 16
+
+func (c *statsCache) get(ix *index.Index, terms []string) (offline.TermStats, bool) {
+	n, err := ix.Count()
+	if err != nil || n == 0 {
+		return offline.TermStats{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.df == nil || c.passages != n || len(c.df) > statsCacheLimit {
+		c.df, c.passages, c.avgLength = map[string]int{}, 0, 0
+	}
+	var missing []string
+	for _, t := range terms {
+		if _, ok := c.df[t]; !ok {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 || c.passages == 0 {
+		st, err := ix.TermStats(context.Background(), missing)
+		if err != nil || st.Passages == 0 {
+			return offline.TermStats{}, false
+		}
+		for t, df := range st.DocFreq {
+			c.df[t] = df
+		}
+		c.passages, c.avgLength = st.Passages, st.AvgLength
+	}
+	out := offline.TermStats{Units: c.passages, AvgLength: c.avgLength, DocFreq: make(map[string]int, len(terms))}
+	for _, t := range terms {
+		out.DocFreq[t] = c.df[t]
+	}
+	return out, true
+}
 
 // engines builds the report engines this configuration offers: the offline
 // engine always, and the OpenAI-compatible endpoint when one is set (then

@@ -10,8 +10,18 @@ import (
 const (
 	// DefaultCoverK is the largest selected set.
 	DefaultCoverK = 5
-	// DefaultCoverLambda weighs noise against coverage.
-	DefaultCoverLambda = 0.3
+	// DefaultCoverLambda weighs noise against coverage. DESIGN §6 took
+	// 0.3 from the paper, whose P(d|e) comes from attention; with
+	// judgement-based estimates, P(d|e) is a document's share of a
+	// requirement among the candidates, so a document that supports every
+	// requirement as well as the average candidate gains about 1/N (N
+	// candidates, DefaultCoverDepth = 20) while its noise is nearly 1. λ =
+	// 1/20 makes such a document break even: only documents that support
+	// some requirement better than the average are selected. At 0.3 a
+	// document had to hold about a quarter of a requirement, and on the
+	// offline engine PureCover selected at most one document for most
+	// requests (SummHay news and HotpotQA, reranking BM25's top 20).
+	DefaultCoverLambda = 0.05
 	// DefaultTemperature is the softmax temperature for judgements on
 	// LANCER's 0–5 scale: one rating point multiplies a document's share
 	// of a requirement by e ≈ 2.7.
@@ -27,7 +37,7 @@ type CoverOptions struct {
 	Lambda float64
 }
 
-// DefaultCoverOptions returns K = 5, λ = 0.3.
+// DefaultCoverOptions returns K = 5, λ = 0.05.
 func DefaultCoverOptions() CoverOptions {
 	return CoverOptions{K: DefaultCoverK, Lambda: DefaultCoverLambda}
 }

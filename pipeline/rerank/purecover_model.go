@@ -29,10 +29,11 @@ type pureCoverReranker struct{ reranker }
 //
 // Because P(d|e) is a share of the requirement among the candidates, a
 // requirement that several documents support equally is split among them,
-// and with the default λ the noise term outweighs the gain of any document
-// holding less than about a quarter of a requirement: the set is small,
-// and can be empty, when many candidates say the same thing equally
-// well. The trace shows each term.
+// and the noise term outweighs the gain of a document whose support is
+// no better than the average candidate's (with the default λ =
+// DefaultCoverLambda ≈ 1/Depth): the set stops before K, and can be
+// empty, when many candidates say the same thing equally well. The trace
+// shows each term.
 //
 // When the requirements answer yields none, the request itself (title and
 // problem statement) is the one requirement, with the default weight.

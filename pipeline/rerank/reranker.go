@@ -67,16 +67,13 @@ const (
 	DefaultRequirements = 5
 	// DefaultSupportTemperature is PureCover's softmax temperature over the
 	// log-odds of its support judgements. A softmax over log-odds at
-	// temperature T normalises the odds raised to 1/T: at 0.25 a document
-	// judged p = 0.9 outweighs one judged p = 0.7 by (9/2.33)^4 ≈ 220, so a
-	// requirement's share goes to its best-supported documents, as the
-	// paper's attention-based estimates do. At 1 the share spreads over
-	// every likely document, and with λ = 0.3 the noise term outweighs any
-	// gain once about three candidates support a requirement: on SummHay
-	// news (offline engine, top 20) PureCover then selected nothing for 33
-	// of 42 queries, against 5 at 0.25. (DefaultTemperature, 1, is the
-	// temperature for LANCER's 0–5 ratings.)
-	DefaultSupportTemperature = 0.25
+	// temperature T normalises the odds raised to 1/T; at 1 a document's
+	// share of a requirement is its odds over the candidates' sum of
+	// odds, the judgements taken as they are. (It was 0.25, which sharpened
+	// every requirement onto its best document so that a few passed the
+	// noise penalty of the former λ = 0.3; with λ = 1/N, see
+	// DefaultCoverLambda, the judgements need no sharpening.)
+	DefaultSupportTemperature = 1.0
 )
 
 // DocumentSource reads candidate documents; pipeline.DocumentStore
@@ -187,10 +184,10 @@ type Options struct {
 	// CoverK is PureCover's largest set. 0: DefaultCoverK (5).
 	CoverK int
 	// Lambda is PureCover's noise penalty λ ≥ 0. nil: DefaultCoverLambda
-	// (0.3); a pointer because 0 (pure coverage) is a real choice.
+	// (0.05); a pointer because 0 (pure coverage) is a real choice.
 	Lambda *float64
 	// Temperature is PureCover's softmax temperature over the support
-	// judgements' log-odds. 0: DefaultSupportTemperature (0.25).
+	// judgements' log-odds. 0: DefaultSupportTemperature (1).
 	Temperature float64
 	// CoRank configures CoRank's feature cache and term analysis; its zero
 	// value keeps features in memory for the reranker's life.

@@ -427,8 +427,8 @@ func TestSetRSelectionProblems(t *testing.T) {
 func TestPureCover(t *testing.T) {
 	// Requirements: dredging weight 4, ferry weight 2: P(e|q) = 2/3, 1/3.
 	// Judgements p = 0.95 for a covering document, else 0.05, so the
-	// log-odds are ±ln 19 and at temperature 1 (set here; the default is
-	// 0.25) P(d|e) is the odds share:
+	// log-odds are ±ln 19 and at temperature 1 (the default) P(d|e) is the
+	// odds share:
 	// dredging is covered by h2, h3, h5 (odds 19 each) against five
 	// documents of odds 1/19: P = 19/(57 + 5/19) = 0.331803 for the
 	// three, 0.000919 for the others; the ferry likewise with h4, h7, h5.
@@ -440,7 +440,7 @@ func TestPureCover(t *testing.T) {
 	)
 	// h5's noise: 1 − max(sup·2/3, sup·1/3) = 1 − sup·2/3.
 	noise5 := 1 - sup*wA
-	lambda0 := 0.0
+	lambda0, lambda3 := 0.0, 0.3
 	tests := []struct {
 		name      string
 		opts      Options
@@ -452,8 +452,8 @@ func TestPureCover(t *testing.T) {
 			// λ = 0.3: h5 gains sup·(2/3 + 1/3) − 0.3·noise5 = 0.331803 −
 			// 0.233618 = 0.098185. Then h2 would gain (2/3)(1 − sup)·sup +
 			// (1/3)(1 − sup)·other − 0.3·(1 − sup·2/3) < 0: stop.
-			name:    "default lambda",
-			opts:    Options{Temperature: 1},
+			name:    "lambda 0.3",
+			opts:    Options{Lambda: &lambda3},
 			wantIDs: []string{"h5"},
 			wantSteps: []PureCoverStep{
 				{DocID: "h5", Gain: sup - 0.3*noise5, Coverage: sup, Noise: noise5, Objective: sup - 0.3*noise5},
@@ -515,6 +515,32 @@ func TestPureCover(t *testing.T) {
 	}
 }
 
+func TestPureCoverDefaultLambda(t *testing.T) {
+	// The judgements of TestPureCover: sup = 0.331801 for a covering
+	// document, other = 0.000919; P(e|q) = 2/3 (dredging: h2, h3, h5) and
+	// 1/3 (ferry: h4, h7, h5). λ = 0.05; a document's noise is 1 −
+	// max_e P(d|e)·P(e|q): 0.778799 for h2, h3, h5, 0.889400 for h4, h7.
+	//   1. h5: sup − 0.05·0.778799 = 0.292862.
+	//   2. h2 (first of h2, h3): (2/3)(1 − sup)·sup + (1/3)(1 − sup)·other
+	//      − 0.038940 = 0.148011 − 0.038940 = 0.109071; h4 only 0.074312
+	//      − 0.044470 = 0.029842.
+	//   3. h3: (2/3)(1 − sup)²·sup + … = 0.098968 − 0.038940 = 0.060028.
+	//   4. h4 (before h7): the ferry residual is (1 − sup)(1 − other)² =
+	//      0.666972: (1/3)·0.666972·sup + (2/3)(1 − sup)³·other = 0.073767
+	//      + 0.000183 − 0.044470 = 0.029480.
+	//   5. h7: (1/3)·0.666972·(1 − sup)·sup + … = 0.049291 + 0.000183 −
+	//      0.044470 = 0.005004 > 0. K = 5 ends the set; h1, h6 and h8
+	//      would lose about λ.
+	res := mustRerank(t, mustNew(t, MethodPureCover, &scriptedModel{}, Options{}), harbourInput())
+	if diff := cmp.Diff([]string{"h5", "h2", "h3", "h4", "h7"}, rankingIDs(res.Ranking)[:res.Selected]); diff != "" {
+		t.Errorf("selection (-want +got):\n%s", diff)
+	}
+	tr := res.Trace.(PureCoverTrace)
+	if len(tr.Steps) != 5 || math.Abs(tr.Steps[3].Gain-0.029480) > 1e-6 || math.Abs(tr.Steps[4].Gain-0.005004) > 1e-6 {
+		t.Errorf("steps %+v; want five, the last two gaining 0.029480 and 0.005004", tr.Steps)
+	}
+}
+
 func TestPureCoverFallbacks(t *testing.T) {
 	model := &scriptedModel{
 		override:   map[pipeline.Task]string{TaskRequirements: "- dredging costs\n- (weight 2) ferry line"},
@@ -524,7 +550,7 @@ func TestPureCoverFallbacks(t *testing.T) {
 	res := mustRerank(t, mustNew(t, MethodPureCover, model, Options{}), harbourInput())
 	tr := res.Trace.(PureCoverTrace)
 	if tr.K != DefaultCoverK || tr.Lambda != DefaultCoverLambda || tr.Temperature != DefaultSupportTemperature || tr.Depth != 8 {
-		t.Errorf("trace settings K %d, λ %v, T %v, depth %d; want the defaults 5, 0.3, 0.25 and 8", tr.K, tr.Lambda, tr.Temperature, tr.Depth)
+		t.Errorf("trace settings K %d, λ %v, T %v, depth %d; want the defaults 5, 0.05, 1 and 8", tr.K, tr.Lambda, tr.Temperature, tr.Depth)
 	}
 	// The first requirement has no weight: 3, so P = 3/5 and 2/5.
 	wantReqs := []PureCoverRequirement{{Text: "dredging costs", Weight: 3, P: 0.6}, {Text: "ferry line", Weight: 2, P: 0.4}}

@@ -14,7 +14,7 @@ import (
 // Version names the engine in ModelResponse.Model and in the answer cache's
 // namespace. Change it whenever a method changes its answers, so cached
 // answers of the old methods are not replayed as the new ones'.
-const Version = "offline-v2"
+const Version = "offline-v3"
 
 // Analyzer is the text analysis the engine works with.
 type Analyzer interface {
@@ -23,6 +23,37 @@ type Analyzer interface {
 	Terms(text string) []string
 	// Sentences returns the byte spans of the sentences of text, in order.
 	Sentences(text string) []pipeline.Span
+}
+
+// CollectionStats is an optional interface an Analyzer may also implement:
+// the statistics of the collection the candidates come from, which the
+// reranking answers (rerank.go) use for BM25's inverse document frequency
+// and average length, as the first stage does. Without them the engine
+// falls back on what a prompt shows: the shown documents as the
+// collection for the tasks that show several, and the engine's word priors
+// (meta and common words) for those that show one.
+//
+// With collection statistics an answer depends on the collection as well
+// as on the request: the same prompt may be answered differently after
+// documents are added. The answer cache is keyed by the prompt alone, so
+// it replays answers computed with the statistics of the time they were
+// first asked for.
+type CollectionStats interface {
+	// TermStats returns the statistics of terms (index terms, as Terms
+	// returns them), with ok false when none are available (an empty or
+	// unreadable collection); the engine then answers as without them.
+	TermStats(terms []string) (stats TermStats, ok bool)
+}
+
+// TermStats are collection statistics for a few terms.
+type TermStats struct {
+	// Units is the number of units (passages) in the collection, BM25's N.
+	Units int
+	// AvgLength is the mean number of terms of a unit, BM25's avgdl.
+	AvgLength float64
+	// DocFreq maps each term asked about to the number of units holding
+	// it; a term missing from the map is held by none.
+	DocFreq map[string]int
 }
 
 // AnalyzerFuncs adapts two functions to Analyzer, for wiring the index
@@ -43,6 +74,8 @@ func (f AnalyzerFuncs) Sentences(text string) []pipeline.Span { return f.Sentenc
 // methods. It is safe for concurrent use when its Analyzer is.
 type Engine struct {
 	an Analyzer
+	// stats is an's CollectionStats, nil when it offers none.
+	stats CollectionStats
 	// scaffold holds the terms of the words the engine's own question
 	// templates add ("year", "amount", ...), which say nothing about the
 	// subject of a question and are left out of its term matching.
@@ -93,9 +126,12 @@ const commonWords = "time year people way day man men thing things woman women l
 
 // New returns an engine that analyses text with a. A nil analyzer gives an
 // engine whose every call fails with an error wrapping pipeline.ErrInvalid.
+// When a also implements CollectionStats, the reranking answers weigh
+// terms by the collection's statistics.
 func New(a Analyzer) *Engine {
 	e := &Engine{an: a, scaffold: map[string]bool{}, meta: map[string]bool{}, common: map[string]bool{}}
 	if a != nil {
+		e.stats, _ = a.(CollectionStats)
 		for _, t := range a.Terms(scaffoldWords) {
 			e.scaffold[t] = true
 		}
