@@ -192,6 +192,12 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		}
 	}
 	raw, err := r.ideate(ctx, pool)
+	if errors.Is(err, pipeline.ErrNotFound) && len(pool) < len(ret) {
+		// The reranker's chosen set gave no nugget: draw on the reranked
+		// ranking (the chosen set first) as without a set.
+		r.problem("ideate: the %d document(s) the reranker chose gave no nugget; nuggets were drawn from the reranked top %d instead", len(pool), min(r.s.IdeationDocs, len(ret)))
+		raw, err = r.ideate(ctx, ret)
+	}
 	if err != nil {
 		return pipeline.Report{}, err
 	}

@@ -1,0 +1,110 @@
+package crucible
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
+)
+
+// pickReranker is a set-selection reranker that chooses the given
+// documents, in order, and keeps the rest in first-stage order.
+type pickReranker struct{ chosen []string }
+
+func (p pickReranker) Name() string { return "pick" }
+
+func (p pickReranker) Rerank(_ context.Context, in rerank.Input) (rerank.Result, error) {
+	idx := map[string]int{}
+	for i, c := range in.Candidates {
+		idx[c.ID] = i
+	}
+	var sel []int
+	for _, id := range p.chosen {
+		sel = append(sel, idx[id])
+	}
+	ranking, err := rerank.SelectionRun(in.Candidates, sel)
+	return rerank.Result{Method: "pick", Ranking: ranking, Selected: len(sel), Trace: map[string]any{"chosen": p.chosen}}, err
+}
+
+// strayReranker returns a document that was not retrieved.
+type strayReranker struct{}
+
+func (strayReranker) Name() string { return "stray" }
+
+func (strayReranker) Rerank(_ context.Context, in rerank.Input) (rerank.Result, error) {
+	return rerank.Result{Method: "stray", Ranking: append([]rerank.Candidate{{ID: "nowhere"}}, in.Candidates...)}, nil
+}
+
+// rerankRecorder also keeps the rerank record.
+type rerankRecorder struct {
+	recorder
+	rec *pipeline.RerankRecord
+}
+
+func (r *rerankRecorder) Reranked(_ context.Context, rec pipeline.RerankRecord) error {
+	r.rec = &rec
+	return nil
+}
+
+func TestRerankStageChosenSetIsTheContext(t *testing.T) {
+	c := testCorpus()
+	m := &scripted{nuggets: testNuggets()}
+	e := newEngine(c, m)
+	e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) { return pickReranker{chosen: []string{"d3"}}, nil }
+	s := pipeline.DefaultSettings()
+	s.Reranker = "pick"
+	rec := &rerankRecorder{}
+	if _, err := e.Generate(context.Background(), testRequest, s, rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.rec == nil || rec.rec.Method != "pick" || rec.rec.Selected != 1 || rec.rec.Order[0] != "d3" || len(rec.rec.FirstStage) != 3 {
+		t.Fatalf("rerank record %+v", rec.rec)
+	}
+	var trace map[string][]string
+	if err := json.Unmarshal(rec.rec.Trace, &trace); err != nil || trace["chosen"][0] != "d3" {
+		t.Errorf("trace %s (%v)", rec.rec.Trace, err)
+	}
+	for _, n := range rec.nuggets {
+		if len(n.Sources) != 1 || n.Sources[0] != "d3" {
+			t.Errorf("nugget %s from %v: nuggets must come from the chosen set {d3} alone", n.ID, n.Sources)
+		}
+	}
+}
+
+func TestRerankStageFallsBackWhenTheSetGivesNoNugget(t *testing.T) {
+	c := testCorpus()
+	nuggets := testNuggets()
+	delete(nuggets, "d3") // the chosen document gives no nugget
+	m := &scripted{nuggets: nuggets}
+	e := newEngine(c, m)
+	e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) { return pickReranker{chosen: []string{"d3"}}, nil }
+	s := pipeline.DefaultSettings()
+	s.Reranker = "pick"
+	rec := &rerankRecorder{}
+	rep, err := e.Generate(context.Background(), testRequest, s, rec)
+	if err != nil {
+		t.Fatalf("a chosen set without nuggets failed the report: %v", err)
+	}
+	if len(rep.Sentences) == 0 {
+		t.Error("empty report after falling back to the reranked ranking")
+	}
+}
+
+func TestRerankStageErrors(t *testing.T) {
+	c := testCorpus()
+	s := pipeline.DefaultSettings()
+	s.Reranker = "pick"
+	e := newEngine(c, &scripted{nuggets: testNuggets()})
+	if _, err := e.Generate(context.Background(), testRequest, s, nil); !errors.Is(err, pipeline.ErrInvalid) {
+		t.Errorf("reranker without a factory: %v, want ErrInvalid", err)
+	}
+	e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) { return strayReranker{}, nil }
+	_, err := e.Generate(context.Background(), testRequest, s, nil)
+	var se *StageError
+	if !errors.As(err, &se) || se.Stage != StageRerank {
+		t.Errorf("a reranker returning a bad ranking: %v, want a rerank StageError", err)
+	}
+}
