@@ -53,7 +53,9 @@ func TestRerankStageChosenSetIsTheContext(t *testing.T) {
 	c := testCorpus()
 	m := &scripted{nuggets: testNuggets()}
 	e := newEngine(c, m)
-	e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) { return pickReranker{chosen: []string{"d3"}}, nil }
+	e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) {
+		return pickReranker{chosen: []string{"d3"}}, nil
+	}
 	s := pipeline.DefaultSettings()
 	s.Reranker = "pick"
 	rec := &rerankRecorder{}
@@ -80,7 +82,9 @@ func TestRerankStageFallsBackWhenTheSetGivesNoNugget(t *testing.T) {
 	delete(nuggets, "d3") // the chosen document gives no nugget
 	m := &scripted{nuggets: nuggets}
 	e := newEngine(c, m)
-	e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) { return pickReranker{chosen: []string{"d3"}}, nil }
+	e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) {
+		return pickReranker{chosen: []string{"d3"}}, nil
+	}
 	s := pipeline.DefaultSettings()
 	s.Reranker = "pick"
 	rec := &rerankRecorder{}
