@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/auth"
 	"github.com/crucible-portal/crucible/views"
 )
 
@@ -40,6 +41,12 @@ type Documents struct {
 	Store DocumentReader
 	// Marker highlights ?hl= queries; when nil, the parameter is ignored.
 	Marker Marker
+	// Reports, when it offers authoring, lets a document page opened for
+	// a report (views.ParamCiteReport) add a selection of the text to it.
+	// Optional: without it the parameter is ignored. CiteScriptURL is the
+	// script that turns a selection into the form's byte offsets.
+	Reports       *Reports
+	CiteScriptURL string
 }
 
 // Show renders the document whose id follows views.DocumentsPrefix in the
@@ -94,7 +101,50 @@ func (h *Documents) Show(c echo.Context) error {
 		vm.Whole = true
 	}
 	vm.Passages = markPassages(passages, h.Marker, hl, vm.Span)
+	if raw := c.QueryParam(views.ParamCiteReport); raw != "" {
+		if err := h.citeForm(c, raw, &vm); err != nil {
+			return err
+		}
+	}
 	return Render(c, http.StatusOK, views.Document(vm))
+}
+
+// citeForm offers, on a document page opened for the report whose id is
+// raw, the form that adds a selection of the text to the report. It is
+// left out, with a notice saying why, when the viewer may not edit the
+// report, the report is approved or unknown, or the document has no
+// passages to cite.
+func (h *Documents) citeForm(c echo.Context, raw string, vm *views.DocumentPage) error {
+	if h.Reports == nil || h.Reports.Authoring == nil || !views.ViewerFrom(c.Request().Context()).Can(auth.PermEditReport) {
+		return nil
+	}
+	ctx := c.Request().Context()
+	rep, ver, err := h.Reports.loadCurrent(ctx, raw)
+	switch {
+	case errors.Is(err, pipeline.ErrNotFound):
+		vm.Notices = append(vm.Notices, "There is no report "+strconv.Quote(raw)+" to add a selection of this document to.")
+		return nil
+	case err != nil:
+		return err
+	}
+	st, err := h.Reports.Authoring.Status(ctx, rep.ID)
+	if err != nil {
+		return fmt.Errorf("status of report %d: %w", rep.ID, err)
+	}
+	switch {
+	case st.Status == pipeline.StatusApproved:
+		vm.Notices = append(vm.Notices, fmt.Sprintf("Report %d is approved: reopen it as a draft to add sentences to it.", rep.ID))
+		return nil
+	case vm.Whole:
+		vm.Notices = append(vm.Notices, "This document has no passages, so no selection of it can be cited.")
+		return nil
+	}
+	form := &views.CiteForm{ReportID: rep.ID, Title: rep.Request.Title, Version: ver.Number, ScriptURL: h.CiteScriptURL}
+	for _, n := range ver.Nuggets {
+		form.Nuggets = append(form.Nuggets, n.Nugget)
+	}
+	vm.Cite = form
+	return nil
 }
 
 // documentID extracts the document id from a request URL: the escaped path

@@ -67,6 +67,10 @@ type Evaluations struct {
 	// DefaultMaxGoldBytes. The upload route must be exempt from the
 	// server's general body limit for a larger bound to take effect.
 	MaxGoldBytes int64
+	// Authoring, when set, makes the evaluated report its newest version
+	// and offers to count reviewers' verdicts in the citation-support
+	// metric (views.ParamReviewerVerdicts). Optional.
+	Authoring ReportAuthoring
 }
 
 func (h *Evaluations) maxGoldBytes() int64 {
@@ -82,7 +86,8 @@ func (h *Evaluations) maxGoldBytes() int64 {
 // shows the offline judge's evaluation. An unknown report or gold set is a
 // 404; a request the set does not have re-renders the choice with 422.
 func (h *Evaluations) Show(c echo.Context) error {
-	return h.evaluate(c, c.QueryParam(views.ParamGold), c.QueryParam(views.ParamRequest), views.JudgeOffline)
+	return h.evaluate(c, c.QueryParam(views.ParamGold), c.QueryParam(views.ParamRequest), views.JudgeOffline,
+		parseFlag(c.QueryParam(views.ParamReviewerVerdicts)))
 }
 
 // Evaluate evaluates the report whose id is in the path with the judge
@@ -104,12 +109,13 @@ func (h *Evaluations) Evaluate(c echo.Context) error {
 	if judgeID == "" {
 		judgeID = views.JudgeOffline
 	}
-	return h.evaluate(c, form.Get(views.ParamGold), form.Get(views.ParamRequest), judgeID)
+	return h.evaluate(c, form.Get(views.ParamGold), form.Get(views.ParamRequest), judgeID,
+		parseFlag(form.Get(views.ParamReviewerVerdicts)))
 }
 
 // evaluate renders the page for the gold set, request and judge asked
-// for.
-func (h *Evaluations) evaluate(c echo.Context, goldRaw, requestRaw, judgeID string) error {
+// for; useReviews counts reviewers' verdicts where citations have them.
+func (h *Evaluations) evaluate(c echo.Context, goldRaw, requestRaw, judgeID string, useReviews bool) error {
 	ctx := c.Request().Context()
 	rep, err := h.loadReport(ctx, c.Param("id"))
 	if err != nil {
@@ -119,6 +125,7 @@ func (h *Evaluations) evaluate(c echo.Context, goldRaw, requestRaw, judgeID stri
 	if err != nil {
 		return err
 	}
+	vm.ReviewerVerdicts = useReviews && vm.ReviewsOffered
 	goldRaw = strings.TrimSpace(goldRaw)
 	if goldRaw == "" {
 		return Render(c, http.StatusOK, views.Evaluation(vm))
@@ -171,7 +178,22 @@ func (h *Evaluations) evaluate(c echo.Context, goldRaw, requestRaw, judgeID stri
 	if err != nil {
 		return fmt.Errorf("evaluate report %d against gold set %d, request %q: %w", rep.ID, set.ID, vm.Request.ID, err)
 	}
+	var used, partly int
+	if vm.ReviewerVerdicts {
+		reviews, err := h.Authoring.Reviews(ctx, rep.ID)
+		if err != nil {
+			return fmt.Errorf("reviews of report %d: %w", rep.ID, err)
+		}
+		used, partly = useReviewerVerdicts(&rr, rep.Sentences, reviews)
+	}
 	res := buildEvaluation(rr)
+	res.Reviewed = used
+	for i := range res.Cards {
+		if res.Cards[i].Key == "citation-support" && used > 0 {
+			res.Cards[i].Halves = partly
+			res.Cards[i].Help += " Reviewers' verdicts replace the judge's where present."
+		}
+	}
 	vm.Result = &res
 	return Render(c, http.StatusOK, views.Evaluation(vm))
 }
@@ -352,7 +374,7 @@ func byteSize(n int64) string {
 
 // loadReport reads the report whose id is raw, as the report pages do.
 func (h *Evaluations) loadReport(ctx context.Context, raw string) (pipeline.Report, error) {
-	r := Reports{Store: h.Reports}
+	r := Reports{Store: h.Reports, Authoring: h.Authoring}
 	return r.loadReport(ctx, raw)
 }
 
@@ -367,6 +389,8 @@ func (h *Evaluations) page(ctx context.Context, rep pipeline.Report) (views.Eval
 		Site:      h.Site.WithActive(views.NavReports),
 		Report:    rep,
 		MaxUpload: byteSize(h.maxGoldBytes()),
+		// Reviewers' verdicts are kept with the report's versions.
+		ReviewsOffered: h.Authoring != nil,
 	}
 	for _, s := range sets {
 		vm.GoldSets = append(vm.GoldSets, goldOption(s))
@@ -507,4 +531,49 @@ func citationVerdict(cit judge.CitationResult) views.CitationVerdict {
 		v.Basis = cit.Evidence.Basis
 	}
 	return v
+}
+
+// useReviewerVerdicts replaces the judge's verdict on each citation of a
+// sentence a reviewer has judged with the reviewer's (supported: yes;
+// partly or not supported: no, partly getting half credit), and recounts
+// the citation-support metric as (supported + partly/2) / citations. It
+// returns how many citations took a reviewer's verdict and how many of
+// them were partly supported. Sentences are matched by their key
+// (pipeline.SentenceKey), so a verdict on an edited sentence no longer
+// counts.
+func useReviewerVerdicts(rr *judge.ReportResult, sentences []pipeline.Sentence, reviews map[string]pipeline.Review) (used, partly int) {
+	supported := 0
+	for j := range rr.Sentences {
+		s := &rr.Sentences[j]
+		var r pipeline.Review
+		ok := false
+		if s.Index >= 0 && s.Index < len(sentences) {
+			r, ok = reviews[pipeline.SentenceKey(sentences[s.Index])]
+		}
+		for k := range s.Citations {
+			cit := &s.Citations[k]
+			if ok {
+				if cit.Verdict.Error != "" {
+					rr.Counts.Undecided-- // the reviewer decided it
+				}
+				reason := "reviewer " + r.Reviewer + ": " + r.Verdict.Label()
+				if r.Comment != "" {
+					reason += " — " + r.Comment
+				}
+				cit.Verdict = judge.Verdict{Yes: r.Verdict == pipeline.ReviewSupported, Score: r.Verdict.Credit(), Reason: reason}
+				used++
+				if r.Verdict == pipeline.ReviewPartly {
+					partly++
+				}
+			}
+			if cit.Verdict.Yes {
+				supported++
+			}
+		}
+	}
+	rr.Counts.Supported = supported
+	if rr.Counts.Citations > 0 {
+		rr.Metrics.CitationSupport = (float64(supported) + 0.5*float64(partly)) / float64(rr.Counts.Citations)
+	}
+	return used, partly
 }

@@ -15,11 +15,18 @@ import (
 )
 
 // Show renders the report whose id is in the path: its sentences with
-// numbered citations and, for each, the provenance a reader can open. An
-// unknown id is a 404.
+// numbered citations and, for each, the provenance a reader can open.
+// With authoring, it shows the newest version with the editing and review
+// forms the viewer may use. An unknown id is a 404.
 func (h *Reports) Show(c echo.Context) error {
+	return h.showReport(c, http.StatusOK, nil)
+}
+
+// showReport renders the report page with the status and, when an action
+// was refused, the reason next to the form it came from.
+func (h *Reports) showReport(c echo.Context, status int, problem *actionProblem) error {
 	ctx := c.Request().Context()
-	rep, err := h.loadReport(ctx, c.Param("id"))
+	rep, ver, err := h.loadCurrent(ctx, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -35,24 +42,19 @@ func (h *Reports) Show(c echo.Context) error {
 	vm.Site = h.Site.WithActive(views.NavReports)
 	vm.Engine = views.EngineLabelFor(h.Service.Engines(), rep.Engine)
 	vm.JobID = jobID
-	return Render(c, http.StatusOK, views.Report(vm))
+	if ver != nil {
+		if err := h.authoringPage(ctx, &vm, *ver, problem); err != nil {
+			return err
+		}
+	}
+	return Render(c, status, views.Report(vm))
 }
 
-// loadReport reads the report whose id is raw.
+// loadReport reads the report whose id is raw, as its newest version when
+// the portal offers authoring.
 func (h *Reports) loadReport(ctx context.Context, raw string) (pipeline.Report, error) {
-	id, err := parseID(raw, "report")
-	if err != nil {
-		return pipeline.Report{}, err
-	}
-	rep, err := h.Store.Report(ctx, id)
-	if errors.Is(err, pipeline.ErrNotFound) {
-		return pipeline.Report{}, fmt.Errorf("no report has the id %d: %w", id, pipeline.ErrNotFound)
-	}
-	if err != nil {
-		return pipeline.Report{}, fmt.Errorf("load report %d: %w", id, err)
-	}
-	rep.ID = id
-	return rep, nil
+	rep, _, err := h.loadCurrent(ctx, raw)
+	return rep, err
 }
 
 // jobOf returns the id of the job that made the report, or 0 when it is
@@ -186,11 +188,23 @@ func citedParts(p pipeline.Passage, c pipeline.Citation) (parts []views.Part, sh
 }
 
 // Nuggets renders the nugget bank of the report whose id is in the path:
-// the nuggets of the job that made it. A report whose job is not known is
-// a 404.
+// the nuggets of the job that made it and, with authoring, the report's
+// editable bank. A report whose job is not known is a 404.
 func (h *Reports) Nuggets(c echo.Context) error {
+	return h.showBank(c, http.StatusOK, nil)
+}
+
+// bankProblem is a nugget bank edit refused for bad input.
+type bankProblem struct {
+	msg              string
+	question, answer string
+}
+
+// showBank renders the nugget bank page with the status and, when an edit
+// was refused, the reason.
+func (h *Reports) showBank(c echo.Context, status int, problem *bankProblem) error {
 	ctx := c.Request().Context()
-	rep, err := h.loadReport(ctx, c.Param("id"))
+	rep, ver, err := h.loadCurrent(ctx, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -214,10 +228,26 @@ func (h *Reports) Nuggets(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("load retrieval of job %d: %w", jobID, err)
 	}
-	vm := buildNuggetBank(rep, all, candidates, retrieved)
+	var bank []pipeline.DraftNugget
+	if ver != nil {
+		bank = ver.Nuggets
+	}
+	vm := buildNuggetBank(rep, all, candidates, retrieved, bank)
 	vm.Site = h.Site.WithActive(views.NavReports)
 	vm.JobID = jobID
-	return Render(c, http.StatusOK, views.NuggetBank(vm))
+	if ver != nil {
+		st, err := h.Authoring.Status(ctx, rep.ID)
+		if err != nil {
+			return fmt.Errorf("status of report %d: %w", rep.ID, err)
+		}
+		a := &views.BankAuthoring{Version: ver.VersionInfo, Status: st}
+		a.Changed, a.Orphans = ver.Stale()
+		if problem != nil {
+			a.Problem, a.Question, a.Answer = problem.msg, problem.question, problem.answer
+		}
+		vm.Authoring = a
+	}
+	return Render(c, status, views.NuggetBank(vm))
 }
 
 // buildNuggetBank sorts a job's nuggets for the bank: kept nuggets
@@ -226,7 +256,12 @@ func (h *Reports) Nuggets(c echo.Context) error {
 // distinct nugget's paraphrase group: the merged-away nuggets (Popularity
 // 0) its Paraphrases name. It counts each nugget's candidates and the
 // report's sentences that answer it.
-func buildNuggetBank(rep pipeline.Report, all []pipeline.Nugget, candidates []pipeline.Candidate, retrieved []pipeline.RetrievedDoc) views.NuggetBankPage {
+//
+// With bank (a report version's nuggets, when the portal offers
+// authoring), the kept nuggets are the bank's, in its order, with their
+// pinned and changed marks, and the job's distinct nuggets not in the
+// bank are below the cut.
+func buildNuggetBank(rep pipeline.Report, all []pipeline.Nugget, candidates []pipeline.Candidate, retrieved []pipeline.RetrievedDoc, bank []pipeline.DraftNugget) views.NuggetBankPage {
 	byID := make(map[string]pipeline.Nugget, len(all))
 	for _, n := range all {
 		byID[n.ID] = n
@@ -255,12 +290,29 @@ func buildNuggetBank(rep pipeline.Report, all []pipeline.Nugget, candidates []pi
 		}
 		return nv
 	}
-	for _, n := range all {
-		switch {
-		case n.Rank > 0:
-			vm.Kept = append(vm.Kept, view(n))
-		case n.Popularity > 0:
-			vm.BelowCut = append(vm.BelowCut, view(n))
+	if bank != nil {
+		inBank := map[string]bool{}
+		for i, n := range bank {
+			inBank[n.ID] = true
+			n.Rank = i + 1
+			nv := view(n.Nugget)
+			nv.Pinned, nv.Changed = n.Pinned, n.Changed
+			vm.Kept = append(vm.Kept, nv)
+		}
+		for _, n := range all {
+			if n.Popularity > 0 && !inBank[n.ID] {
+				n.Rank = 0
+				vm.BelowCut = append(vm.BelowCut, view(n))
+			}
+		}
+	} else {
+		for _, n := range all {
+			switch {
+			case n.Rank > 0:
+				vm.Kept = append(vm.Kept, view(n))
+			case n.Popularity > 0:
+				vm.BelowCut = append(vm.BelowCut, view(n))
+			}
 		}
 	}
 	sort.SliceStable(vm.Kept, func(i, j int) bool { return vm.Kept[i].Rank < vm.Kept[j].Rank })

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -81,6 +83,64 @@ func (h *Reports) Print(c echo.Context) error {
 	vm.Site = h.Site.WithActive(views.NavReports)
 	vm.Engine = views.EngineLabelFor(h.Service.Engines(), rep.Engine)
 	return Render(c, http.StatusOK, views.ReportPrint(vm))
+}
+
+// zipContentType is the content type of the "download all" archive.
+const zipContentType = "application/zip"
+
+// DownloadAll sends the report whose id is in the path, as its newest
+// version, as one zip archive: export.json (NeuCLIR), export.md,
+// print.html (the printable page with its style sheet inlined) and
+// nuggets.json (the report's nugget bank). An unknown id is a 404.
+func (h *Reports) DownloadAll(c echo.Context) error {
+	ctx := c.Request().Context()
+	rep, ver, err := h.loadCurrent(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	v := pipeline.Version{Draft: pipeline.NewDraft(rep)}
+	if ver != nil {
+		v = *ver
+	}
+	neu, err := export.NeuCLIRJSON(rep, nil)
+	if err != nil {
+		return fmt.Errorf("export report %d as JSON: %w", rep.ID, err)
+	}
+	titles, err := h.titles(ctx, export.CitedDocIDs(rep))
+	if err != nil {
+		return fmt.Errorf("export report %d as Markdown: %w", rep.ID, err)
+	}
+	bank, err := export.NuggetBankJSON(rep.Request.ID, v)
+	if err != nil {
+		return fmt.Errorf("export the nugget bank of report %d: %w", rep.ID, err)
+	}
+	sources, err := h.loadSources(ctx, rep.Sentences)
+	if err != nil {
+		return err
+	}
+	pvm := buildReportPrint(rep, sources)
+	pvm.Engine = views.EngineLabelFor(h.Service.Engines(), rep.Engine)
+	page := templ.GetBuffer()
+	defer templ.ReleaseBuffer(page)
+	if err := views.ReportPrintFile(pvm, h.PrintCSS).Render(ctx, page); err != nil {
+		return fmt.Errorf("render the printable page of report %d: %w", rep.ID, err)
+	}
+	modified := v.At
+	if modified.IsZero() {
+		modified = rep.CreatedAt
+	}
+	var buf bytes.Buffer
+	err = export.Zip(&buf, modified, []export.File{
+		{Name: "export.json", Body: neu},
+		{Name: "export.md", Body: []byte(export.Markdown(rep, titles))},
+		{Name: "print.html", Body: page.Bytes()},
+		{Name: "nuggets.json", Body: bank},
+	})
+	if err != nil {
+		return fmt.Errorf("archive report %d: %w", rep.ID, err)
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, attachment(exportFileName(rep, ".zip")))
+	return c.Blob(http.StatusOK, zipContentType, buf.Bytes())
 }
 
 // titles returns the titles of the documents with the ids: through Titles

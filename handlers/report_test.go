@@ -98,7 +98,7 @@ func TestBuildNuggetBank(t *testing.T) {
 	}
 	rep := pipeline.Report{Sentences: []pipeline.Sentence{{NuggetID: "a"}, {NuggetID: "a"}}}
 	cands := []pipeline.Candidate{{NuggetID: "b"}, {NuggetID: "a"}, {NuggetID: "b"}}
-	vm := buildNuggetBank(rep, all, cands, []pipeline.RetrievedDoc{{DocID: "d", Title: "D"}, {DocID: "e"}})
+	vm := buildNuggetBank(rep, all, cands, []pipeline.RetrievedDoc{{DocID: "d", Title: "D"}, {DocID: "e"}}, nil)
 
 	ids := func(ns []views.NuggetView) []string {
 		var out []string

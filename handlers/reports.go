@@ -88,6 +88,12 @@ type Reports struct {
 	// Markdown export. Optional: without it each title is read through
 	// Documents.
 	Titles TitleReader
+	// Authoring keeps versions, reviews and statuses and makes the edits.
+	// Optional: without it reports are read-only and shown as generated.
+	Authoring ReportAuthoring
+	// PrintCSS is the style sheet inlined into the printable page of the
+	// "download all" archive, which must read well without the portal.
+	PrintCSS string
 }
 
 // New renders the empty new-report form with the default settings.

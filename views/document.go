@@ -19,6 +19,9 @@ type DocumentPage struct {
 	Span *pipeline.Span
 	// Notices explain parameters that were ignored, such as an invalid span.
 	Notices []string
+	// Cite, when set, offers to add a selection of the text to a report
+	// as a sentence citing it.
+	Cite *CiteForm
 }
 
 // PassageView is one passage of a document split into marked parts.

@@ -69,6 +69,11 @@ type EvaluationPage struct {
 	// Result is the evaluation; nil until a gold set and request are
 	// chosen.
 	Result *EvaluationResult
+	// ReviewsOffered is set when reports have reviewer verdicts the
+	// citation-support metric can use; ReviewerVerdicts when the form asks
+	// for them (ParamReviewerVerdicts).
+	ReviewsOffered   bool
+	ReviewerVerdicts bool
 }
 
 // GoldSetOption is a stored gold set as the picker lists it.
@@ -134,6 +139,9 @@ type EvaluationResult struct {
 	Sentences []EvaluatedSentence
 	// Undecided counts the verdicts the judge could not give.
 	Undecided int
+	// Reviewed counts the citations whose reviewer verdict replaced the
+	// judge's; 0 when reviewer verdicts were not asked for.
+	Reviewed int
 }
 
 // MetricCard is one metric with the counts it divides.
@@ -144,6 +152,10 @@ type MetricCard struct {
 	Value float64
 	// Num / Den is the metric; Den 0 leaves it undefined ("–").
 	Num, Den int
+	// Halves counts items credited one half beside Num (citations a
+	// reviewer found partly supported): the metric is then
+	// (Num + Halves/2) / Den.
+	Halves int
 	// NumNoun and DenNoun name what is counted; NumNoun is empty when it
 	// is the same as DenNoun ("4/10 nuggets").
 	NumNoun, DenNoun Noun
@@ -169,7 +181,11 @@ func (m MetricCard) valueText() string {
 // sentences" when they count different things.
 func (m MetricCard) countsText() string {
 	if m.NumNoun == (Noun{}) {
-		return strconv.Itoa(m.Num) + "/" + strconv.Itoa(m.Den) + " " + plural(m.Den, m.DenNoun.One, m.DenNoun.Many)
+		s := strconv.Itoa(m.Num) + "/" + strconv.Itoa(m.Den) + " " + plural(m.Den, m.DenNoun.One, m.DenNoun.Many)
+		if m.Halves > 0 {
+			s += ", and " + strconv.Itoa(m.Halves) + " partly (½ each)"
+		}
+		return s
 	}
 	return countText(m.Num, m.NumNoun.One, m.NumNoun.Many) + " / " + countText(m.Den, m.DenNoun.One, m.DenNoun.Many)
 }

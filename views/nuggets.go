@@ -29,6 +29,9 @@ type NuggetBankPage struct {
 	Drafted int
 	// DocTitles maps document ids to titles, for the sources' links.
 	DocTitles map[string]string
+	// Authoring, when set, makes Kept the report's editable bank (its
+	// newest version) and offers the editing forms the viewer may use.
+	Authoring *BankAuthoring
 }
 
 // NuggetView is a distinct nugget with its paraphrase group and what became
@@ -42,6 +45,9 @@ type NuggetView struct {
 	Candidates int
 	// Sentences counts the report's sentences answering it.
 	Sentences int
+	// Pinned and Changed are the bank's marks (pipeline.DraftNugget).
+	Pinned  bool
+	Changed bool
 }
 
 // Paraphrase is a nugget merged into a distinct one. Found is false when

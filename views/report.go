@@ -19,6 +19,10 @@ type ReportPage struct {
 	// References lists the cited passages in order of first citation;
 	// Reference.Number is the citation number sentences show.
 	References []Reference
+	// Authoring is the report's version, status and reviews, with what
+	// editing and reviewing forms need; nil when the portal offers no
+	// authoring, and the page is then read-only.
+	Authoring *Authoring
 }
 
 // ReportSentence is one sentence of a report with what it stands on.
@@ -38,6 +42,17 @@ type ReportSentence struct {
 	// SpanShown is false when the cited span does not meet the passage, so
 	// nothing of it is marked.
 	SpanShown bool
+	// Recheck is set when the text was edited by hand after its citation
+	// was chosen: the citation must be checked again.
+	Recheck bool
+	// Key identifies the text and citation (pipeline.SentenceKey); review
+	// forms name the sentence by it.
+	Key string
+	// Review is the reviewer's verdict on the citation; nil when none.
+	Review *pipeline.Review
+	// Alternatives are the other candidates of the sentence's nugget that
+	// can be swapped in.
+	Alternatives []CandidateOption
 }
 
 // CitedSource is the document and passage a citation points at, as far as

@@ -36,6 +36,9 @@ type navLink struct {
 	// Reports marks the entries shown only when the report pages are
 	// served (Site.Reports).
 	Reports bool
+	// Uploads marks the entries shown only when the corpus upload pages
+	// are served (Site.Uploads).
+	Uploads bool
 	// Perm is what the viewer must be allowed to see the entry.
 	Perm auth.Permission
 }
@@ -46,6 +49,7 @@ var navItems = []navLink{
 	{Item: NavSearch, Label: "Search", URL: SearchPath, Perm: auth.PermView},
 	{Item: NavNewReport, Label: "New report", URL: NewReportPath, Reports: true, Perm: auth.PermCreateReport},
 	{Item: NavReports, Label: "Reports", URL: JobsPath, Reports: true, Perm: auth.PermView},
+	{Item: NavUpload, Label: "Upload", URL: UploadPath, Uploads: true, Perm: auth.PermUploadCorpus},
 }
 
 // Site is what the shared layout shows on every page. The web package fills
@@ -68,6 +72,9 @@ type Site struct {
 	// Evaluations is set when reports have evaluation pages: report pages
 	// then link to theirs.
 	Evaluations bool
+	// Uploads is set when the portal serves the corpus upload pages: the
+	// navigation then links to them for administrators.
+	Uploads bool
 }
 
 // WithActive returns a copy of s with the given section marked current.
@@ -82,7 +89,7 @@ func (s Site) WithActive(item NavItem) Site {
 func (s Site) navLinks(v Viewer) []navLink {
 	out := make([]navLink, 0, len(navItems))
 	for _, l := range navItems {
-		if l.Reports && !s.Reports || !v.Can(l.Perm) {
+		if l.Reports && !s.Reports || l.Uploads && !s.Uploads || !v.Can(l.Perm) {
 			continue
 		}
 		out = append(out, l)

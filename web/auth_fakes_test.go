@@ -146,6 +146,11 @@ type accountServer struct {
 	jobs     *fakeJobStore
 	svc      *fakeReportService
 	gold     *fakeGoldStore
+	uploads  *fakeUploads
+	// versions and model are the report authoring's store and model
+	// (newTestAuthoring).
+	versions *fakeVersions
+	model    *checkModel
 	clock    *fakeClock
 	log      *bytes.Buffer
 }
@@ -160,6 +165,7 @@ func newAccountServer(t *testing.T, cfg web.Config, accounts *fakeAccounts) *acc
 	jobs.put(sampleJob(5, pipeline.JobRunning))
 	svc := &fakeReportService{engines: testEngines, nextID: 7}
 	gold := &fakeGoldStore{}
+	ups := newFakeUploads(t)
 	clock := &fakeClock{t: testNow}
 	cfg.Now = clock.Now
 	var logBuf bytes.Buffer
@@ -171,15 +177,19 @@ func newAccountServer(t *testing.T, cfg web.Config, accounts *fakeAccounts) *acc
 		Jobs:     jobs,
 		Reports:  svc,
 		Gold:     gold,
+		Uploads:  ups,
 	}
 	if accounts != nil {
 		deps.Accounts = accounts
 	}
+	editor, versions, model := newTestAuthoring(t, jobs, deps.Store)
+	deps.Authoring = editor
 	e, err := web.New(cfg, deps)
 	if err != nil {
 		t.Fatalf("web.New: %v", err)
 	}
-	return &accountServer{e: e, accounts: accounts, jobs: jobs, svc: svc, gold: gold, clock: clock, log: &logBuf}
+	return &accountServer{e: e, accounts: accounts, jobs: jobs, svc: svc, gold: gold, uploads: ups, clock: clock, log: &logBuf,
+		versions: versions, model: model}
 }
 
 // browser is a client of the portal with a cookie jar, as a browser would

@@ -54,7 +54,14 @@ func stateRoutes() []stateRoute {
 		req.Header.Set("Content-Type", ct)
 		return b.do(req)
 	}
+	corpusUpload := func(t *testing.T, b *browser, token string) *httptest.ResponseRecorder {
+		return b.do(newUploadRequest(t, token, uploadFile{"speeches.jsonl", `{"id":"s1","text":"Tariffs."}` + "\n"}))
+	}
 	return []stateRoute{
+		{name: "upload form", route: "GET /admin/upload", send: bare(http.MethodGet, "/admin/upload"),
+			allowed: http.StatusOK, perm: auth.PermUploadCorpus},
+		{name: "upload a corpus", route: "POST /admin/upload", send: corpusUpload,
+			allowed: http.StatusSeeOther, perm: auth.PermUploadCorpus},
 		{name: "new report form", route: "GET /reports/new", send: bare(http.MethodGet, "/reports/new"),
 			allowed: http.StatusOK, perm: auth.PermCreateReport},
 		{name: "start a report", route: "POST /reports", send: postForm("/reports", validForm()),
@@ -76,7 +83,7 @@ func stateRoutes() []stateRoute {
 // and without signing in, straight to the route (no form page first), with
 // a valid CSRF token, and checks the answer against auth.Can.
 func TestPermissionMatrix(t *testing.T) {
-	routes := stateRoutes()
+	routes := append(stateRoutes(), authoringStateRoutes()...)
 	for _, u := range []auth.User{adminUser, analystUser, reviewerUser, {}} {
 		role := string(u.Role)
 		if role == "" {
@@ -110,8 +117,11 @@ func TestPermissionMatrix(t *testing.T) {
 				}
 				// Refused requests must not reach the services.
 				if want == http.StatusForbidden || want == http.StatusUnauthorized {
-					if n := len(s.svc.submissions()) + len(s.svc.cancels()) + len(s.gold.sets); n != 0 {
+					if n := len(s.svc.submissions()) + len(s.svc.cancels()) + len(s.gold.sets) + s.uploads.submitted() + s.versions.changed(); n != 0 {
 						t.Errorf("a refused request reached the services: %d calls", n)
+					}
+					if left := stagingFolders(t, s.uploads.root); len(left) != 0 {
+						t.Errorf("a refused request staged files: %v", left)
 					}
 				}
 			})
@@ -192,7 +202,7 @@ func TestLoginAndHeader(t *testing.T) {
 		wantNav   []string
 		wantCanel bool
 	}{
-		{name: "admin", user: adminUser, wantNav: []string{"Home", "Search", "New report", "Reports"}, wantCanel: true},
+		{name: "admin", user: adminUser, wantNav: []string{"Home", "Search", "New report", "Reports", "Upload"}, wantCanel: true},
 		{name: "analyst", user: analystUser, wantNav: []string{"Home", "Search", "New report", "Reports"}, wantCanel: true},
 		{name: "reviewer", user: reviewerUser, wantNav: []string{"Home", "Search", "Reports"}},
 	}

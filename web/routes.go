@@ -35,6 +35,8 @@ type routeHandlers struct {
 	retrieval *handlers.Retrieval
 	// evaluations is nil when reports have no evaluation pages.
 	evaluations *handlers.Evaluations
+	// uploads is nil when the corpus upload pages are not served.
+	uploads *handlers.Uploads
 }
 
 // goldUploadRoute receives gold nugget files. Its handler reads the body
@@ -42,10 +44,14 @@ type routeHandlers struct {
 // and says on the page when a file is too large.
 const goldUploadRoute = views.ReportsPath + "/:id/evaluation/gold"
 
+// uploadRoute receives corpus uploads; its handler bounds the body with
+// Config.MaxUploadBytes.
+const uploadRoute = views.UploadPath
+
 // hasOwnBodyLimit tells the body-limit middleware which routes bound their
 // bodies themselves.
 func hasOwnBodyLimit(c echo.Context) bool {
-	return c.Path() == goldUploadRoute
+	return c.Path() == goldUploadRoute || c.Path() == uploadRoute && c.Request().Method == http.MethodPost
 }
 
 // registerRoutes mounts every URL the portal answers. The paths match the
@@ -64,7 +70,18 @@ func hasOwnBodyLimit(c echo.Context) bool {
 //	POST /jobs/:id/cancel                auth.PermCancelJob
 //	POST /reports/:id/evaluation         auth.PermEvaluate (the model judge)
 //	POST /reports/:id/evaluation/gold    auth.PermEvaluate
+//	POST /admin/upload                   auth.PermUploadCorpus
 //	POST /login, POST /logout            anyone (CSRF-checked)
+//
+// and, when reports can be edited (docs/authoring.md):
+//
+//	POST /reports/:id/sentences/:n/text|delete|move|swap|verify  auth.PermEditReport
+//	POST /reports/:id/sentences, /reports/:id/sentences/quote    auth.PermEditReport
+//	POST /reports/:id/sentences/:n/review                        auth.PermReviewCitations
+//	POST /reports/:id/versions/:v/restore                        auth.PermEditReport
+//	POST /reports/:id/submit, /reports/:id/reopen                auth.PermEditReport
+//	POST /reports/:id/approve                                    auth.PermApproveReport
+//	POST /reports/:id/nuggets/add|edit|remove|pin|move|regenerate auth.PermEditReport
 func registerRoutes(e *echo.Echo, h routeHandlers) {
 	view := requirePerm(auth.PermView)
 	e.GET(views.LoginPath, h.login.Show, h.loginPage)
@@ -98,14 +115,51 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.ReportsPath+"/:id/export.json", h.reports.ExportJSON, view)
 		e.GET(views.ReportsPath+"/:id/export.md", h.reports.ExportMarkdown, view)
 		e.GET(views.ReportsPath+"/:id/print", h.reports.Print, view)
+		e.GET(views.ReportsPath+"/:id/download.zip", h.reports.DownloadAll, view)
 		e.GET(views.JobsPath, h.jobs.List, view)
 		e.GET(views.JobsPath+"/:id", h.jobs.Show, view)
 		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel, requirePerm(auth.PermCancelJob))
 		e.GET(views.JobsPath+"/:id/events", h.jobs.Events, view)
 	}
+	if h.reports != nil && h.reports.Authoring != nil {
+		edit := requirePerm(auth.PermEditReport)
+		r := h.reports
+		report := views.ReportsPath + "/:id"
+		sentence := report + "/sentences/:n/"
+		e.POST(sentence+views.SentenceText, r.EditSentence, edit)
+		e.POST(sentence+views.SentenceDelete, r.DeleteSentence, edit)
+		e.POST(sentence+views.SentenceMove, r.MoveSentence, edit)
+		e.POST(sentence+views.SentenceSwap, r.SwapSentence, edit)
+		e.POST(sentence+views.SentenceVerify, r.VerifySentence, edit)
+		e.POST(sentence+views.SentenceReview, r.ReviewSentence, requirePerm(auth.PermReviewCitations))
+		e.POST(report+"/sentences", r.AddSentence, edit)
+		e.POST(report+"/sentences/quote", r.QuoteSentence, edit)
+		e.GET(report+"/history", r.History, view)
+		e.GET(report+"/versions/:v", r.ShowVersion, view)
+		e.POST(report+"/versions/:v/restore", r.RestoreVersion, edit)
+		e.POST(report+"/"+views.StatusSubmit, r.SubmitReport, edit)
+		e.POST(report+"/"+views.StatusApprove, r.ApproveReport, requirePerm(auth.PermApproveReport))
+		e.POST(report+"/"+views.StatusReopen, r.ReopenReport, edit)
+		nuggets := report + "/nuggets/"
+		e.POST(nuggets+views.NuggetAdd, r.AddNugget, edit)
+		e.POST(nuggets+views.NuggetEdit, r.EditNugget, edit)
+		e.POST(nuggets+views.NuggetRemove, r.RemoveNugget, edit)
+		e.POST(nuggets+views.NuggetPin, r.PinNugget, edit)
+		e.POST(nuggets+views.NuggetMove, r.MoveNugget, edit)
+		e.POST(nuggets+views.NuggetRegenerate, r.RegenerateNuggets, edit)
+	}
 	if h.evaluations != nil {
 		e.GET(views.ReportsPath+"/:id/evaluation", h.evaluations.Show, view)
 		e.POST(views.ReportsPath+"/:id/evaluation", h.evaluations.Evaluate, requirePerm(auth.PermEvaluate))
 		e.POST(goldUploadRoute, h.evaluations.Upload, requirePerm(auth.PermEvaluate))
+	}
+	if h.uploads != nil {
+		upload := requirePerm(auth.PermUploadCorpus)
+		e.GET(views.UploadPath, h.uploads.Show, upload)
+		e.POST(uploadRoute, h.uploads.Create, upload)
+		e.GET(views.UploadsPath, func(c echo.Context) error {
+			return c.Redirect(http.StatusFound, views.UploadPath)
+		}, upload)
+		e.GET(views.UploadsPath+"/:id", h.uploads.Status, upload)
 	}
 }

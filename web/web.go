@@ -39,6 +39,13 @@ type Config struct {
 	// handlers.DefaultMaxGoldBytes (5 MiB). The upload route is exempt from
 	// MaxBodyBytes.
 	MaxGoldBytes int64
+	// MaxUploadBytes bounds all the files of one corpus upload, and
+	// MaxUploadFileBytes one file; larger uploads get 413. Zero or
+	// negative means handlers.DefaultMaxUploadBytes (200 MiB) and
+	// handlers.DefaultMaxUploadFileBytes (100 MiB). The upload route is
+	// exempt from MaxBodyBytes.
+	MaxUploadBytes     int64
+	MaxUploadFileBytes int64
 	// Stop, when closed, ends the open event streams, so a graceful
 	// shutdown does not wait for them: pass the serving context's Done
 	// channel. Optional.
@@ -118,6 +125,16 @@ type Deps struct {
 	// Accounts keeps the user accounts and sessions. Optional only with
 	// Config.LocalMode: without it the portal is always in local mode.
 	Accounts auth.Store
+
+	// Authoring keeps reports' versions, reviews and statuses and makes
+	// the edits (*crucible.Editor). Optional: without it, and without the
+	// report pages, reports are read-only and shown as generated.
+	Authoring handlers.ReportAuthoring
+
+	// Uploads receives corpus uploads from administrators and ingests
+	// them in the background (*uploads.Runner). Optional: without it the
+	// upload pages are not served.
+	Uploads handlers.UploadService
 }
 
 // New builds the portal's HTTP handler. It returns an error naming the
@@ -178,6 +195,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		IconURL:       assetURL("favicon.svg"),
 		Reports:       reportsEnabled,
 		Evaluations:   evaluationsEnabled,
+		Uploads:       deps.Uploads != nil,
 	}
 
 	e := echo.New()
@@ -220,6 +238,12 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			Documents: deps.Store,
 			Jobs:      finder,
 			Titles:    titles,
+			Authoring: deps.Authoring,
+			PrintCSS:  printCSS(),
+		}
+		if deps.Authoring != nil {
+			rh.documents.Reports = rh.reports
+			rh.documents.CiteScriptURL = assetURL("cite.js")
 		}
 		if finder != nil {
 			reranks, _ := deps.Jobs.(handlers.RerankReader)
@@ -245,6 +269,16 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			Model:        deps.JudgeModel,
 			ModelLabel:   deps.JudgeModelLabel,
 			MaxGoldBytes: cfg.MaxGoldBytes,
+			Authoring:    deps.Authoring,
+		}
+	}
+	if deps.Uploads != nil {
+		rh.uploads = &handlers.Uploads{
+			Site:         site,
+			Service:      deps.Uploads,
+			MaxBytes:     cfg.MaxUploadBytes,
+			MaxFileBytes: cfg.MaxUploadFileBytes,
+			Logger:       logger,
 		}
 	}
 	registerRoutes(e, rh)

@@ -8,13 +8,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/corpus"
+	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
 	"github.com/crucible-portal/crucible/pipeline/rerank"
+	"github.com/crucible-portal/crucible/pipeline/uploads"
 	"github.com/crucible-portal/crucible/web"
 )
 
@@ -108,6 +112,22 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		stopRunner()
 		<-runnerDone
 	}()
+	// Corpus uploads from the portal go into the store and index it
+	// searches; their files wait in DATA/uploads until ingested.
+	uploadRunner := &uploads.Runner{Store: a.db, Documents: a.db, Index: a.index, Segment: index.Segment,
+		Dir: filepath.Join(c.data, "uploads"), Logger: logger}
+	uploadsDone := make(chan struct{})
+	go func() {
+		defer close(uploadsDone)
+		if err := uploadRunner.Run(runCtx); err != nil {
+			logger.Error("corpus uploads are not ingested", "err", err)
+		}
+	}()
+	defer func() {
+		// An upload still being read resumes at the next start.
+		stopRunner()
+		<-uploadsDone
+	}()
 
 	// With a model endpoint, evaluation pages offer its (cached) model as
 	// a judge too.
@@ -136,6 +156,8 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		JudgeModel:      judgeModel,
 		JudgeModelLabel: judgeLabel,
 		Accounts:        a.db,
+		Uploads:         uploadRunner,
+		Authoring:       editor(a, engines),
 	})
 	if err != nil {
 		return err
@@ -186,4 +208,21 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// editor is the portal's report authoring: versions, reviews and statuses
+// in the database, verification and regeneration through the engine that
+// made each report (the first engine when that one is not configured).
+func editor(a *app, engines []jobs.Engine) *crucible.Editor {
+	return &crucible.Editor{
+		Versions: a.db, Jobs: a.db, ReportJobs: a.db, Documents: a.db,
+		Engine: func(id string) (*crucible.Engine, error) {
+			for _, e := range engines {
+				if e.Info.ID == id {
+					return e.Pipeline, nil
+				}
+			}
+			return engines[0].Pipeline, nil
+		},
+	}
 }

@@ -214,7 +214,9 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 	return id, nil
 }
 
-// Report implements pipeline.JobStore.
+// Report implements pipeline.JobStore. A report with versions
+// (pipeline.VersionStore) is returned as its newest version: its
+// sentences and nugget bank.
 func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 	r := pipeline.Report{ID: id}
 	var req, set, created string
@@ -231,6 +233,16 @@ func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 		return r, fmt.Errorf("load report %d: %w", id, err)
 	}
 	r.CreatedAt = parseTime(created)
+	// A report edited in the portal reads as its newest version.
+	if n, err := latestVersion(ctx, d.db, id); err != nil {
+		return r, fmt.Errorf("load report %d: %w", id, err)
+	} else if n > 0 {
+		v, err := readVersion(ctx, d.db, id, n)
+		if err != nil {
+			return r, fmt.Errorf("load report %d: version %d: %w", id, n, err)
+		}
+		return v.Draft.Apply(r), nil
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT text, doc_id, ordinal, start, "end", nugget_id, confidence, supported, covers
 		FROM report_sentences WHERE report_id = ? ORDER BY position`, id)
 	if err != nil {

@@ -1,0 +1,241 @@
+package crucible
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// newRun prepares a run of the engine for one request outside Generate.
+func (e *Engine) newRun(req pipeline.Request, s pipeline.Settings) *run {
+	return &run{
+		e: e, req: req, s: s, obs: nopObserver{},
+		info: prompts.RequestInfo{ID: req.ID, Title: req.Title, Background: req.Background,
+			ProblemStatement: req.ProblemStatement, Limit: req.Limit},
+		model:    &meter{next: e.Model},
+		docs:     map[string]pipeline.Document{},
+		passages: map[string][]pipeline.Passage{},
+	}
+}
+
+// Verification is the outcome of re-running verification on one sentence.
+type Verification struct {
+	// Supported says whether the cited span supports the sentence, Covers
+	// whether the sentence answers its nugget; VerdictUnchecked when the
+	// check could not run (no nugget) or the model's answer could not be
+	// read (Problems says so).
+	Supported pipeline.Verdict
+	Covers    pipeline.Verdict
+	Problems  []string
+	Usage     pipeline.Usage
+}
+
+// VerifySentence runs the support and coverage checks of the verification
+// stage (DESIGN §5, step 6) on one sentence: does the text its citation
+// marks support it, and does it answer nugget n (nil: the coverage check
+// is skipped). The cited document must still be stored.
+func (e *Engine) VerifySentence(ctx context.Context, s pipeline.Sentence, n *pipeline.Nugget) (Verification, error) {
+	r := e.newRun(pipeline.Request{}, pipeline.DefaultSettings())
+	doc, err := r.document(ctx, s.Citation.DocID)
+	if err != nil {
+		return Verification{}, fmt.Errorf("verify: cited document %q: %w", s.Citation.DocID, err)
+	}
+	ps, err := r.passagesOf(ctx, s.Citation.DocID)
+	if err != nil {
+		return Verification{}, fmt.Errorf("verify: passages of %q: %w", s.Citation.DocID, err)
+	}
+	passage := ""
+	for _, p := range ps {
+		if p.Ordinal == s.Citation.Ordinal {
+			passage = p.Text
+		}
+	}
+	support, ok := spanText(doc.Text, s.Citation.Start, s.Citation.End)
+	if !ok {
+		return Verification{}, pipeline.Invalidf("the cited span (bytes %d–%d) lies outside document %q, which has changed since it was cited",
+			s.Citation.Start, s.Citation.End, s.Citation.DocID)
+	}
+	var out Verification
+	sup, resp, ok, err := complete(ctx, r, prompts.BuildVerifySupport(prompts.VerifySupportInput{
+		Sentence: s.Text, SupportText: support, PassageText: passage,
+	}), prompts.ParseVerifySupport)
+	if err != nil {
+		return Verification{}, err
+	}
+	if ok {
+		out.Supported = verdict(yesConfidence(sup.Yes, resp))
+	}
+	if n != nil {
+		cov, resp, ok, err := complete(ctx, r, prompts.BuildVerifyCoverage(prompts.VerifyCoverageInput{
+			Nugget: prompts.QA{Question: n.Question, Answer: n.Answer}, Sentence: s.Text,
+		}), prompts.ParseVerifyCoverage)
+		if err != nil {
+			return Verification{}, err
+		}
+		if ok {
+			out.Covers = verdict(yesConfidence(cov.Yes, resp))
+		}
+	}
+	out.Problems, out.Usage = r.problems, r.model.usage()
+	return out, nil
+}
+
+// spanText is text[start:end], widened to whole characters; ok is false
+// when the span is empty or outside the text.
+func spanText(text string, start, end int) (string, bool) {
+	if start < 0 || end > len(text) || start >= end {
+		return "", false
+	}
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	return text[start:end], true
+}
+
+// RegenerateInput is what regenerating a report's changed nuggets needs.
+type RegenerateInput struct {
+	Request  pipeline.Request
+	Settings pipeline.Settings
+	// Retrieved are the documents of the report's job in rank order: the
+	// passages scanned are theirs.
+	Retrieved []pipeline.RetrievedDoc
+	// Nuggets is the report's bank in rank order (Rank set).
+	Nuggets []pipeline.Nugget
+	// Changed are the ids of the bank's nuggets to scan for again.
+	Changed []string
+	// Sentences are the report's current sentences.
+	Sentences []pipeline.DraftSentence
+}
+
+// RegenerateResult is a regenerated report text.
+type RegenerateResult struct {
+	Sentences []pipeline.DraftSentence
+	// Candidates are the candidates scanning found for the changed
+	// nuggets (verified when the settings say so).
+	Candidates []pipeline.Candidate
+	// Added counts the new sentences, Dropped the sentences removed: of
+	// changed nuggets and of nuggets no longer in the bank.
+	Added, Dropped int
+	// Unanswered are the changed nuggets that got no sentence.
+	Unanswered []string
+	Problems   []string
+	Usage      pipeline.Usage
+}
+
+// Regenerate re-runs scanning, extraction, verification (when the
+// settings ask for it) and assembly for the changed nuggets only, and
+// keeps every other sentence as it is, in its place:
+//
+//   - sentences of changed nuggets and of nuggets no longer in the bank
+//     are dropped; sentences without a nugget (quoted from a document by
+//     hand) stay;
+//   - the changed nuggets' new sentences are assembled as the pipeline
+//     does (the k most confident per nugget that pass verification, no
+//     duplicate of a kept sentence) within what the length limit leaves,
+//     and each goes after the last sentence of a nugget ranked no lower
+//     (pipeline.Draft.Place).
+func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (RegenerateResult, error) {
+	if err := in.Settings.Validate(); err != nil {
+		return RegenerateResult{}, err
+	}
+	if len(in.Changed) == 0 && !hasOrphans(in) {
+		return RegenerateResult{}, pipeline.Invalidf("nothing to regenerate: no nugget was added, edited or removed since the sentences were made")
+	}
+	r := e.newRun(in.Request, in.Settings)
+	changed := map[string]bool{}
+	for _, id := range in.Changed {
+		changed[id] = true
+	}
+	bank := map[string]bool{}
+	var todo []pipeline.Nugget
+	for i, n := range in.Nuggets {
+		bank[n.ID] = true
+		n.Rank = i + 1
+		if changed[n.ID] {
+			todo = append(todo, n)
+		}
+	}
+	if len(todo) < len(changed) {
+		return RegenerateResult{}, pipeline.Invalidf("%d of the changed nuggets are not in the bank", len(changed)-len(todo))
+	}
+
+	var res RegenerateResult
+	draft := pipeline.Draft{}
+	for i, n := range in.Nuggets {
+		n.Rank = i + 1
+		draft.Nuggets = append(draft.Nuggets, pipeline.DraftNugget{Nugget: n})
+	}
+	for _, s := range in.Sentences {
+		if s.NuggetID != "" && (changed[s.NuggetID] || !bank[s.NuggetID]) {
+			res.Dropped++
+			continue
+		}
+		draft.Sentences = append(draft.Sentences, s)
+	}
+
+	if len(todo) > 0 {
+		if len(in.Retrieved) == 0 {
+			return RegenerateResult{}, pipeline.Invalidf("the report's job has no retrieved documents to scan")
+		}
+		cands, err := r.scan(ctx, todo, in.Retrieved)
+		if err != nil {
+			return RegenerateResult{}, &StageError{Stage: StageScan, Err: err}
+		}
+		if in.Settings.Verify {
+			if cands, err = r.verify(ctx, todo, cands); err != nil {
+				return RegenerateResult{}, &StageError{Stage: StageVerify, Err: err}
+			}
+		}
+		res.Candidates = cands
+
+		// New sentences must not repeat a kept one, and must fit in what
+		// the limit leaves: one space joins them to the kept text.
+		seen := map[string]bool{}
+		for _, s := range draft.Sentences {
+			seen[e.SentenceKey(s.Text)] = true
+		}
+		fresh := slices.DeleteFunc(slices.Clone(cands), func(c pipeline.Candidate) bool { return seen[e.SentenceKey(c.Sentence)] })
+		room := in.Request.Limit - draft.Length()
+		if len(draft.Sentences) > 0 {
+			room--
+		}
+		picked := pipeline.Assemble(todo, fresh, in.Settings.SentencesPerNugget, room, e.SentenceKey)
+		answered := map[string]bool{}
+		for _, s := range picked {
+			at := draft.Place(s.NuggetID)
+			draft.Sentences = slices.Insert(draft.Sentences, at, pipeline.DraftSentence{Sentence: s})
+			answered[s.NuggetID] = true
+			res.Added++
+		}
+		for _, n := range todo {
+			if !answered[n.ID] {
+				res.Unanswered = append(res.Unanswered, n.ID)
+			}
+		}
+	}
+	res.Sentences = draft.Sentences
+	res.Problems, res.Usage = r.problems, r.model.usage()
+	return res, nil
+}
+
+// hasOrphans reports whether a sentence answers a nugget no longer in the
+// bank.
+func hasOrphans(in RegenerateInput) bool {
+	bank := map[string]bool{}
+	for _, n := range in.Nuggets {
+		bank[n.ID] = true
+	}
+	for _, s := range in.Sentences {
+		if s.NuggetID != "" && !bank[s.NuggetID] {
+			return true
+		}
+	}
+	return false
+}
