@@ -127,13 +127,15 @@ func TestOfflineQuality(t *testing.T) {
 		byReq[g.RequestID] = append(byReq[g.RequestID], g)
 	}
 	var total, offlineHits, leadHits int
+	var funnel funnelCounts
 	for _, l := range reqs {
 		raw, _ := json.Marshal(l)
 		req, _, err := parseRequest(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := eng.Generate(ctx, req, pipeline.DefaultSettings(), nil)
+		obs := &funnelObserver{}
+		rep, err := eng.Generate(ctx, req, pipeline.DefaultSettings(), obs)
 		if err != nil {
 			t.Fatalf("%s: %v", req.ID, err)
 		}
@@ -142,6 +144,7 @@ func TestOfflineQuality(t *testing.T) {
 			t.Fatalf("%s lead: %v", req.ID, err)
 		}
 		g := byReq[req.ID]
+		funnel.add(obs.funnel(g))
 		o, b := nuggetRecall(rep, g), nuggetRecall(lead, g)
 		t.Logf("%s: offline %d/%d (%d sentences, %d chars), lead %d/%d (%d sentences)", req.ID, o, len(g), len(rep.Sentences), rep.Length(), b, len(g), len(lead.Sentences))
 		total += len(g)
@@ -174,10 +177,91 @@ func TestOfflineQuality(t *testing.T) {
 	}
 	or, lr := float64(offlineHits)/float64(total), float64(leadHits)/float64(total)
 	t.Logf("nugget recall over %d gold nuggets: offline engine %.3f, lead baseline %.3f", total, or, lr)
+	t.Logf("where the engine's gold facts go: a supporting address in the top 20 retrieved %d, in a drawn nugget %d, in a kept nugget %d, in a candidate sentence %d",
+		funnel.retrieved, funnel.drawn, funnel.kept, funnel.candidate)
 	if offlineHits == 0 {
 		t.Error("the offline engine found no gold nugget at all")
 	}
 	if os.Getenv("CRUCIBLE_QUALITY_GATE") != "" && or <= lr {
 		t.Errorf("the offline engine (%.3f) does not beat the lead baseline (%.3f)", or, lr)
 	}
+}
+
+// funnelObserver keeps a run's artefacts to trace where gold facts are
+// lost.
+type funnelObserver struct {
+	retrieved  []pipeline.RetrievedDoc
+	nuggets    []pipeline.Nugget
+	candidates []pipeline.Candidate
+}
+
+func (o *funnelObserver) Progress(pipeline.Progress) {}
+func (o *funnelObserver) Retrieved(_ context.Context, d []pipeline.RetrievedDoc) error {
+	o.retrieved = d
+	return nil
+}
+func (o *funnelObserver) Nuggets(_ context.Context, n []pipeline.Nugget) error {
+	o.nuggets = n
+	return nil
+}
+func (o *funnelObserver) Candidates(_ context.Context, c []pipeline.Candidate) error {
+	o.candidates = c
+	return nil
+}
+
+// funnelCounts count gold nuggets by how far the pipeline carried them.
+type funnelCounts struct{ retrieved, drawn, kept, candidate int }
+
+func (f *funnelCounts) add(g funnelCounts) {
+	f.retrieved += g.retrieved
+	f.drawn += g.drawn
+	f.kept += g.kept
+	f.candidate += g.candidate
+}
+
+// funnel counts the gold nuggets whose supporting address is among the top
+// 20 retrieved, whose answer is in a nugget drawn from a supporting
+// address (and in a kept one), and in a candidate sentence citing one.
+func (o *funnelObserver) funnel(gold []goldNugget) funnelCounts {
+	var c funnelCounts
+	for _, g := range gold {
+		docs := map[string]bool{}
+		for _, d := range g.DocIDs {
+			docs[d] = true
+		}
+		has := func(s string) bool {
+			for _, a := range g.Answers {
+				if strings.Contains(normText(s), normText(a)) {
+					return true
+				}
+			}
+			return false
+		}
+		for i, d := range o.retrieved {
+			if i < 20 && docs[d.DocID] {
+				c.retrieved++
+				break
+			}
+		}
+		drawn, kept := false, false
+		for _, n := range o.nuggets {
+			if len(n.Sources) > 0 && docs[n.Sources[0]] && has(n.Question+" "+n.Answer) {
+				drawn = true
+				kept = kept || n.Rank > 0
+			}
+		}
+		if drawn {
+			c.drawn++
+		}
+		if kept {
+			c.kept++
+		}
+		for _, cd := range o.candidates {
+			if docs[cd.Citation.DocID] && has(cd.Sentence) {
+				c.candidate++
+				break
+			}
+		}
+	}
+	return c
 }
