@@ -62,8 +62,13 @@ func (h *Reports) ExportMarkdown(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("export report %d as Markdown: %w", rep.ID, err)
 	}
+	sources, err := h.loadSources(ctx, rep.Sentences)
+	if err != nil {
+		return err
+	}
+	md := export.MarkdownWithEvidence(rep, titles, citedQuotes(rep.Sentences, sources))
 	c.Response().Header().Set(echo.HeaderContentDisposition, attachment(exportFileName(rep, ".md")))
-	return c.Blob(http.StatusOK, markdownContentType, []byte(export.Markdown(rep, titles)))
+	return c.Blob(http.StatusOK, markdownContentType, []byte(md))
 }
 
 // Print renders the report whose id is in the path as a page made for
@@ -132,7 +137,7 @@ func (h *Reports) DownloadAll(c echo.Context) error {
 	var buf bytes.Buffer
 	err = export.Zip(&buf, modified, []export.File{
 		{Name: "export.json", Body: neu},
-		{Name: "export.md", Body: []byte(export.Markdown(rep, titles))},
+		{Name: "export.md", Body: []byte(export.MarkdownWithEvidence(rep, titles, citedQuotes(rep.Sentences, sources)))},
 		{Name: "print.html", Body: page.Bytes()},
 		{Name: "nuggets.json", Body: bank},
 	})
@@ -223,6 +228,22 @@ func buildReportPrint(rep pipeline.Report, sources map[string]citedDocument) vie
 		})
 	}
 	return vm
+}
+
+// citedQuotes quotes every cited span from its document, for the Markdown
+// export's evidence appendix; spans of missing documents are left out.
+func citedQuotes(sentences []pipeline.Sentence, sources map[string]citedDocument) map[pipeline.Citation]string {
+	out := make(map[pipeline.Citation]string, len(sentences))
+	for _, s := range sentences {
+		src, ok := sources[s.Citation.DocID]
+		if !ok || src.Missing {
+			continue
+		}
+		if q, ok := quoteSpan(src.Text, s.Citation); ok {
+			out[s.Citation] = q
+		}
+	}
+	return out
 }
 
 // quoteSpan returns the text a citation's byte offsets mark in its

@@ -562,7 +562,12 @@ func TestReportExportsEscapeHostileText(t *testing.T) {
 	if first, _, _ := strings.Cut(md, "\n"); first != `# \<script\>alert(1)\</script\> and "\>\<img src=x onerror=alert(1)\>` {
 		t.Errorf("Markdown title line = %q", first)
 	}
+	if !strings.Contains(md, "\n## Evidence\n") || !strings.Contains(md, "\n> "+`\<script\>alert(1)\</script\>`+"\n") {
+		t.Errorf("Markdown has no evidence appendix quoting the cited span, escaped:\n%s", md)
+	}
 	for i, line := range strings.Split(md, "\n") {
+		// A block quote's marker opens a line of the evidence appendix.
+		line = strings.TrimPrefix(line, "> ")
 		if raw := unescapedAngles(line); raw != "" {
 			t.Errorf("Markdown line %d has raw markup outside code spans (%q): %q", i+1, raw, line)
 		}

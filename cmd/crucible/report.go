@@ -168,7 +168,17 @@ func runReport(ctx context.Context, generate func(context.Context, pipeline.Requ
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(out, export.FileName(req.ID, ".md")), []byte(export.Markdown(rep, titles))); err != nil {
+		quotes := map[pipeline.Citation]string{}
+		for _, s := range rep.Sentences {
+			d, err := a.db.Document(ctx, s.Citation.DocID)
+			if err != nil {
+				continue // a document gone since: no quote
+			}
+			if s.Citation.Start >= 0 && s.Citation.End <= len(d.Text) && s.Citation.Start < s.Citation.End {
+				quotes[s.Citation] = d.Text[s.Citation.Start:s.Citation.End]
+			}
+		}
+		if err := writeFileAtomic(filepath.Join(out, export.FileName(req.ID, ".md")), []byte(export.MarkdownWithEvidence(rep, titles, quotes))); err != nil {
 			return err
 		}
 	}

@@ -123,6 +123,14 @@ func Numbering(r pipeline.Report, titles map[string]string) (numbers []int, refs
 // the id). Text from documents and models is escaped so it cannot add
 // Markdown structure or raw HTML.
 func Markdown(r pipeline.Report, titles map[string]string) string {
+	return MarkdownWithEvidence(r, titles, nil)
+}
+
+// MarkdownWithEvidence is Markdown with an evidence appendix: under each
+// reference's number, the spans its sentences cite, quoted (quotes maps a
+// citation to the text of its span; citations without a quote are left
+// out). With no quotes there is no appendix.
+func MarkdownWithEvidence(r pipeline.Report, titles map[string]string, quotes map[pipeline.Citation]string) string {
 	var b strings.Builder
 	b.WriteString("# " + escapeMarkdown(r.Request.Title) + "\n\n")
 	engine := r.Engine
@@ -155,7 +163,42 @@ func Markdown(r pipeline.Report, titles map[string]string) string {
 				codeSpan(ref.DocID), ref.Ordinal)
 		}
 	}
+	writeEvidence(&b, r, numbers, quotes)
 	return b.String()
+}
+
+// writeEvidence writes the evidence appendix: per reference number, in
+// order, each distinct cited span once, as a block quote.
+func writeEvidence(b *strings.Builder, r pipeline.Report, numbers []int, quotes map[pipeline.Citation]string) {
+	if len(quotes) == 0 {
+		return
+	}
+	byRef := map[int][]string{}
+	var order []int
+	seen := map[pipeline.Citation]bool{}
+	for i, s := range r.Sentences {
+		q, ok := quotes[s.Citation]
+		if !ok || seen[s.Citation] || strings.TrimSpace(q) == "" {
+			continue
+		}
+		seen[s.Citation] = true
+		n := numbers[i]
+		if _, ok := byRef[n]; !ok {
+			order = append(order, n)
+		}
+		byRef[n] = append(byRef[n], q)
+	}
+	if len(order) == 0 {
+		return
+	}
+	sort.Ints(order)
+	b.WriteString("\n## Evidence\n")
+	for _, n := range order {
+		fmt.Fprintf(b, "\n[%d]\n", n)
+		for _, q := range byRef[n] {
+			b.WriteString("\n> " + escapeMarkdown(strings.Join(strings.Fields(q), " ")) + "\n")
+		}
+	}
 }
 
 // codeSpan makes text safe inside a one-backtick code span: no backticks

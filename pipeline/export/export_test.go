@@ -103,3 +103,29 @@ func TestNumberingAndNames(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdownEvidenceAppendix(t *testing.T) {
+	a := pipeline.Citation{DocID: "d1", Ordinal: 0, Start: 0, End: 10}
+	b := pipeline.Citation{DocID: "d2", Ordinal: 1, Start: 5, End: 20}
+	rep := pipeline.Report{
+		Request: pipeline.Request{Title: "T", Limit: 500}, RunID: "r",
+		Sentences: []pipeline.Sentence{
+			{Text: "First.", Citation: a},
+			{Text: "Second.", Citation: b},
+			{Text: "Again first.", Citation: a}, // the same span is quoted once
+		},
+	}
+	quotes := map[pipeline.Citation]string{a: "the span\n of one", b: "a *second* span"}
+	md := MarkdownWithEvidence(rep, map[string]string{"d1": "One", "d2": "Two"}, quotes)
+	_, appendix, ok := strings.Cut(md, "\n## Evidence\n")
+	if !ok {
+		t.Fatalf("no evidence appendix:\n%s", md)
+	}
+	want := "\n[1]\n\n> the span of one\n\n[2]\n\n> a \\*second\\* span\n"
+	if appendix != want {
+		t.Errorf("appendix = %q, want %q", appendix, want)
+	}
+	if strings.Contains(Markdown(rep, nil), "## Evidence") {
+		t.Error("Markdown without quotes has an evidence appendix")
+	}
+}
