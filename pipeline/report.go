@@ -247,6 +247,9 @@ type Report struct {
 	Sentences []Sentence
 	Nuggets   []Nugget
 	CreatedAt time.Time
+	// Problems are the failures the run tolerated (an unparsable model
+	// answer, a fallback taken), for logs; they are not stored.
+	Problems []string
 }
 
 // Length is the report's length in characters as the limit counts it:

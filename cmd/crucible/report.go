@@ -110,7 +110,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		if err != nil {
 			return err
 		}
-		return runReport(ctx, generate, req, s, cols, *out, *markdown, a, stdout)
+		return runReport(ctx, generate, req, s, cols, *out, *markdown, a, stdout, stderr)
 	})
 	if err != nil {
 		return err
@@ -148,7 +148,7 @@ func parseRequest(raw []byte) (pipeline.Request, []string, error) {
 
 // runReport makes one report and writes its files.
 func runReport(ctx context.Context, generate func(context.Context, pipeline.Request, pipeline.Settings, crucible.Observer) (pipeline.Report, error),
-	req pipeline.Request, s pipeline.Settings, cols []string, out string, md bool, a *app, stdout io.Writer) error {
+	req pipeline.Request, s pipeline.Settings, cols []string, out string, md bool, a *app, stdout, stderr io.Writer) error {
 	start := time.Now()
 	obs := &usageObserver{}
 	rep, err := generate(ctx, req, s, obs)
@@ -181,6 +181,9 @@ func runReport(ctx context.Context, generate func(context.Context, pipeline.Requ
 		if err := writeFileAtomic(filepath.Join(out, export.FileName(req.ID, ".md")), []byte(export.MarkdownWithEvidence(rep, titles, quotes))); err != nil {
 			return err
 		}
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(stderr, "%s: tolerated: %s\n", req.ID, p)
 	}
 	u := obs.last.Usage
 	fmt.Fprintf(stdout, "%s: %d sentences, %d/%d characters, %d model calls (%d cached) in %s -> %s\n",

@@ -232,7 +232,15 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		Sentences: sentences,
 		Nuggets:   kept,
 		CreatedAt: time.Now(),
+		Problems:  r.tolerated(),
 	}, nil
+}
+
+// tolerated returns a copy of the problems the run tolerated.
+func (r *run) tolerated() []string {
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
+	return append([]string(nil), r.problems...)
 }
 
 // RunID names a configuration in exports: crucible-<engine>[-verified].

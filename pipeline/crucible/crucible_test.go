@@ -316,6 +316,9 @@ func TestUnparsableAnswersAreTolerated(t *testing.T) {
 	if err != nil || len(rep.Sentences) == 0 {
 		t.Errorf("garbled quality answers: %d sentences, err %v", len(rep.Sentences), err)
 	}
+	if len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], string(prompts.TaskNuggetQuality)) {
+		t.Errorf("problems %q, want the unparsable quality answers named", rep.Problems)
+	}
 	// Unparsable nuggets everywhere: nothing to report, said clearly.
 	_, err = newEngine(testCorpus(), &scripted{nuggets: testNuggets(), garble: prompts.TaskNuggets}).
 		Generate(context.Background(), testRequest, pipeline.DefaultSettings(), nil)

@@ -265,6 +265,9 @@ func (r *Runner) execute(ctx context.Context, job pipeline.Job) {
 	cmu.Unlock()
 	switch {
 	case err == nil:
+		for _, p := range rep.Problems {
+			r.Logger.Warn("job tolerated a problem", "job", job.ID, "problem", p)
+		}
 		fctx := context.WithoutCancel(ctx)
 		if _, err := r.Store.SaveReport(fctx, job.ID, rep); err != nil {
 			finish(pipeline.JobFailed, crucible.StageAssemble, "store the report: "+err.Error())
