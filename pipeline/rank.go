@@ -17,14 +17,22 @@ const (
 	FeatureResearchy   = "researchy"   // a genuine sub-question (0 or 1)
 	FeatureReadability = "readability" // 1 − grade level / 20, clamped to 0–1
 	FeatureComplexity  = "complexity"  // words per sentence / 40, clamped to 0–1
+	// FeatureEvidence is measured by the pipeline, not judged by the
+	// model: how strongly the request's own retrieval backs the nugget's
+	// answer (0–1; see crucible's evidence).
+	FeatureEvidence = "evidence"
 )
 
 // DefaultWeights is the documented linear model over the quality
-// features. The model judgements carry most of the weight, the task
-// statement first; vital nuggets get a bonus; hard-to-read and convoluted
-// nuggets a small penalty. Weights sum to 1 over the positive features so
-// scores stay in roughly [−0.1, 1]. They can be retrained from reviewer
-// labels (a later issue); until then they are a reasoned prior.
+// features. Among the judgements of the nugget's text, the task statement
+// weighs most; vital nuggets get a bonus; hard-to-read and convoluted
+// nuggets a small penalty; these weights sum to 1 over the positive
+// features. The retrieval evidence weighs as much as all of them together:
+// a nugget's words alone say little of whether its answer is what the
+// request is after, and on the demo corpus's gold facts the evidence
+// predicts a kept fact better than the judgements do (docs/pipeline.md).
+// Scores stay in roughly [−0.1, 2]. The weights can be retrained from
+// reviewer labels; until then they are a reasoned prior.
 var DefaultWeights = map[string]float64{
 	FeatureTask:        0.30,
 	FeatureBackground:  0.10,
@@ -35,6 +43,7 @@ var DefaultWeights = map[string]float64{
 	FeatureResearchy:   0.07,
 	FeatureReadability: 0.05,
 	FeatureComplexity:  -0.10,
+	FeatureEvidence:    1.00,
 }
 
 // LinearScore combines features with weights; missing features count 0.
@@ -124,8 +133,9 @@ func clamp01(x float64) float64 {
 const RRFK = 60
 
 // RankNuggets orders nuggets by reciprocal rank fusion of two rankings:
-// by QualityScore and by Popularity (paraphrase count), each descending
-// with list order breaking ties. It sets Rank (1-based) and returns the
+// by QualityScore and by Popularity (paraphrase count), each descending;
+// ties in popularity (most nuggets have no paraphrase) are broken by
+// quality, ties in quality by list order. It sets Rank (1-based) and returns the
 // top keep nuggets (all when keep ≤ 0), best first.
 func RankNuggets(nuggets []Nugget, keep int) []Nugget {
 	n := len(nuggets)
@@ -138,7 +148,11 @@ func RankNuggets(nuggets []Nugget, keep int) []Nugget {
 		return nuggets[byQuality[a]].QualityScore > nuggets[byQuality[b]].QualityScore
 	})
 	sort.SliceStable(byPopularity, func(a, b int) bool {
-		return nuggets[byPopularity[a]].Popularity > nuggets[byPopularity[b]].Popularity
+		na, nb := nuggets[byPopularity[a]], nuggets[byPopularity[b]]
+		if na.Popularity != nb.Popularity {
+			return na.Popularity > nb.Popularity
+		}
+		return na.QualityScore > nb.QualityScore
 	})
 	fused := make([]float64, n)
 	qualityRank := make([]int, n)

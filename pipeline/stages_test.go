@@ -70,6 +70,25 @@ func TestRankNuggetsFusesQualityAndPopularity(t *testing.T) {
 	}
 }
 
+func TestRankNuggetsBreaksPopularityTiesByQuality(t *testing.T) {
+	// No paraphrases: the popularity ranking is a tie throughout and must
+	// follow quality, not list order (which would fuse a to second place:
+	// 1/64 + 1/61 against d's 1/62 + 1/64).
+	ns := []pipeline.Nugget{
+		{ID: "a", QualityScore: 0.5, Popularity: 1},
+		{ID: "b", QualityScore: 0.9, Popularity: 1},
+		{ID: "c", QualityScore: 0.7, Popularity: 1},
+		{ID: "d", QualityScore: 0.8, Popularity: 1},
+	}
+	var ids []string
+	for _, n := range pipeline.RankNuggets(ns, 0) {
+		ids = append(ids, n.ID)
+	}
+	if diff := cmp.Diff([]string{"b", "d", "c", "a"}, ids); diff != "" {
+		t.Errorf("ranking (-want +got)\n%s", diff)
+	}
+}
+
 func TestLinearScoreAndTextFeatures(t *testing.T) {
 	f := map[string]float64{pipeline.FeatureTask: 1, pipeline.FeatureVital: 1}
 	if got := pipeline.LinearScore(f, pipeline.DefaultWeights); math.Abs(got-0.5) > 1e-9 {

@@ -69,6 +69,7 @@ var featureColumns = []string{
 	pipeline.FeatureResearchy,
 	pipeline.FeatureReadability,
 	pipeline.FeatureComplexity,
+	pipeline.FeatureEvidence,
 }
 
 // featureValue shows a feature's value with two decimals, or "–" when the

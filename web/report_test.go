@@ -370,7 +370,7 @@ func withNuggetBank(s *reportServer) {
 	features := map[string]float64{
 		pipeline.FeatureTask: 0.9, pipeline.FeatureBackground: 0.5, pipeline.FeatureRole: 0.25, pipeline.FeatureStyle: 1,
 		pipeline.FeatureScope: 0.75, pipeline.FeatureVital: 1, pipeline.FeatureResearchy: 0,
-		pipeline.FeatureReadability: 0.625, pipeline.FeatureComplexity: 0.4,
+		pipeline.FeatureReadability: 0.625, pipeline.FeatureComplexity: 0.4, pipeline.FeatureEvidence: 0.55,
 	}
 	s.jobs.mu.Lock()
 	defer s.jobs.mu.Unlock()
@@ -458,11 +458,11 @@ func TestNuggetBank(t *testing.T) {
 
 	first := kept.First()
 	var features []string
-	for _, f := range []string{"task", "background", "role", "style", "scope", "vital", "researchy", "readability", "complexity"} {
+	for _, f := range []string{"task", "background", "role", "style", "scope", "vital", "researchy", "readability", "complexity", "evidence"} {
 		features = append(features, f+"="+first.Find(`[data-testid="feature-`+f+`"]`).Text())
 	}
 	wantFeatures := []string{"task=0.90", "background=0.50", "role=0.25", "style=1.00", "scope=0.75", "vital=1.00",
-		"researchy=0.00", "readability=0.62", "complexity=0.40"}
+		"researchy=0.00", "readability=0.62", "complexity=0.40", "evidence=0.55"}
 	if diff := cmp.Diff(wantFeatures, features); diff != "" {
 		t.Errorf("features of the first nugget (-want +got):\n%s", diff)
 	}

@@ -130,7 +130,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 	pipelineFor := func(model pipeline.Model, label string) *crucible.Engine {
 		return &crucible.Engine{
 			Searcher: a.searcher(), Store: a.db, Model: model,
-			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Name: label,
+			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Sentences: index.Sentences, Name: label,
 			NewReranker: a.rerankerFor(model),
 		}
 	}

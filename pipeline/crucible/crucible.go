@@ -67,7 +67,7 @@ const (
 	ownSourceBonus = 3
 	// maxKeptPerDoc is how many of the kept nuggets one document may give
 	// before others have had their turn (see spreadOverDocuments).
-	maxKeptPerDoc = 1
+	maxKeptPerDoc = 2
 )
 
 // Engine runs the pipeline.
@@ -79,6 +79,9 @@ type Engine struct {
 	// analyzer); SentenceKey the de-duplication key of a sentence.
 	Terms       func(string) []string
 	SentenceKey func(string) string
+	// Sentences splits text into sentence spans, for the evidence
+	// feature of nugget ranking; nil counts a passage as one sentence.
+	Sentences func(string) []pipeline.Span
 	// Name labels the engine in reports ("offline engine" or the model).
 	Name string
 	// NewReranker builds the reranker a report's Settings.Reranker names,
@@ -125,9 +128,16 @@ type run struct {
 	pmu      sync.Mutex
 	omu      sync.Mutex // serialises Observer.Progress calls
 
-	docs     map[string]pipeline.Document
-	passages map[string][]pipeline.Passage
-	dmu      sync.Mutex
+	docs      map[string]pipeline.Document
+	passages  map[string][]pipeline.Passage
+	sentences map[string][]sentenceInfo
+	dmu       sync.Mutex
+
+	// query is the request's title and problem statement terms, and
+	// passageRank the rank (from 0) of the request's best BM25 passages by
+	// passage id: what the evidence feature measures nuggets against.
+	query       map[string]bool
+	passageRank map[string]int
 }
 
 // Generate runs the pipeline for one request.
@@ -144,14 +154,8 @@ func (e *Engine) Generate(ctx context.Context, req pipeline.Request, s pipeline.
 	if s.Reranker != "" && e.NewReranker == nil {
 		return pipeline.Report{}, pipeline.Invalidf("reranker %q: this engine offers no reranking", s.Reranker)
 	}
-	r := &run{
-		e: e, req: req, s: s, obs: obs,
-		info: prompts.RequestInfo{ID: req.ID, Title: req.Title, Background: req.Background,
-			ProblemStatement: req.ProblemStatement, Limit: req.Limit},
-		model:    &meter{next: e.Model},
-		docs:     map[string]pipeline.Document{},
-		passages: map[string][]pipeline.Passage{},
-	}
+	r := e.newRun(req, s)
+	r.obs = obs
 	rep, err := r.generate(ctx)
 	if err != nil && r.stage != "" {
 		return rep, &StageError{Stage: r.stage, Err: err}
@@ -279,6 +283,7 @@ func (r *run) retrieve(ctx context.Context) ([]pipeline.RetrievedDoc, error) {
 	if len(res.Hits) == 0 {
 		return nil, fmt.Errorf("no document matches the request's title and problem statement: %w", pipeline.ErrNotFound)
 	}
+	r.query = r.termSet(q)
 	docs := make([]pipeline.RetrievedDoc, len(res.Hits))
 	for i, h := range res.Hits {
 		docs[i] = pipeline.RetrievedDoc{Rank: i + 1, DocID: h.DocID, Title: h.Title, Score: h.Score, Ordinal: h.Ordinal}
@@ -309,7 +314,11 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 	}
 	seen := map[string]int{}
 	sum := map[string]float64{}
-	for _, h := range res.Hits {
+	r.passageRank = make(map[string]int, evidencePassages)
+	for i, h := range res.Hits {
+		if i < evidencePassages {
+			r.passageRank[pipeline.PassageID(h.DocID, h.Ordinal)] = i
+		}
 		i := seen[h.DocID]
 		if i >= passagesPerDoc {
 			continue

@@ -235,6 +235,16 @@ func TestGenerateEndToEnd(t *testing.T) {
 	if canonical != 3 || merged != 1 {
 		t.Errorf("nugget bank: %d canonical, %d merged; want 3 and 1: %+v", canonical, merged, rec.nuggets)
 	}
+	// Every canonical nugget is measured against the retrieval; the
+	// scripted nuggets' answers are in their sources, so none scores 0.
+	for _, n := range rec.nuggets {
+		if n.Popularity == 0 {
+			continue
+		}
+		if v, ok := n.Features[pipeline.FeatureEvidence]; !ok || v <= 0 || v > 1 {
+			t.Errorf("nugget %s: evidence %v (present %v), want in (0, 1]", n.ID, v, ok)
+		}
+	}
 	if len(rep.Sentences) == 0 {
 		t.Fatal("empty report")
 	}

@@ -16,9 +16,10 @@ func (e *Engine) newRun(req pipeline.Request, s pipeline.Settings) *run {
 		e: e, req: req, s: s, obs: nopObserver{},
 		info: prompts.RequestInfo{ID: req.ID, Title: req.Title, Background: req.Background,
 			ProblemStatement: req.ProblemStatement, Limit: req.Limit},
-		model:    &meter{next: e.Model},
-		docs:     map[string]pipeline.Document{},
-		passages: map[string][]pipeline.Passage{},
+		model:     &meter{next: e.Model},
+		docs:      map[string]pipeline.Document{},
+		passages:  map[string][]pipeline.Passage{},
+		sentences: map[string][]sentenceInfo{},
 	}
 }
 

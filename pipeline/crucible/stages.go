@@ -170,12 +170,21 @@ func (r *run) merge(ctx context.Context, ns []pipeline.Nugget) ([]pipeline.Nugge
 	return pipeline.MergeParaphrases(ns, pairs, r.s.TargetNuggets), nil
 }
 
-// rank scores each canonical nugget's quality features, fuses quality with
+// rank scores each canonical nugget's quality features (the model's
+// judgements, the text measures and the retrieval evidence), fuses quality with
 // popularity, spreads the kept places over documents (see
 // spreadOverDocuments), keeps the top nuggets and stores every nugget
 // (merged-away paraphrases too, with popularity 0) for the nugget bank.
 func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pipeline.Nugget, error) {
 	r.enter(StageRank, len(canonical))
+	evidence := make([]float64, len(canonical))
+	for i, n := range canonical {
+		v, err := r.evidence(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		evidence[i] = v
+	}
 	var done counter
 	err := pipeline.ForEach(ctx, len(canonical), r.s.Concurrency, func(ctx context.Context, i int) error {
 		defer func() { r.tick(done.inc(), len(canonical)) }()
@@ -197,6 +206,7 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 			f[pipeline.FeatureVital] = boolf(out.Vital)
 			f[pipeline.FeatureResearchy] = boolf(out.Researchy)
 		}
+		f[pipeline.FeatureEvidence] = evidence[i]
 		n.Features = f
 		n.QualityScore = pipeline.LinearScore(f, pipeline.DefaultWeights)
 		return nil

@@ -60,16 +60,22 @@ func TestSpreadOverDocuments(t *testing.T) {
 		want   []string
 	}{
 		{
-			name:   "second nugget of a document waits for the other documents",
+			name:   "a document's first two nuggets keep their places",
 			ranked: []pipeline.Nugget{n("a1", "a"), n("a2", "a"), n("b1", "b"), n("c1", "c")},
 			keep:   3,
-			want:   []string{"a1", "b1", "c1", "a2"},
+			want:   []string{"a1", "a2", "b1", "c1"},
+		},
+		{
+			name:   "third nugget of a document waits for the other documents",
+			ranked: []pipeline.Nugget{n("a1", "a"), n("a2", "a"), n("a3", "a"), n("b1", "b"), n("c1", "c")},
+			keep:   4,
+			want:   []string{"a1", "a2", "b1", "c1", "a3"},
 		},
 		{
 			name:   "waiting nuggets fill the kept places when documents run out",
-			ranked: []pipeline.Nugget{n("a1", "a"), n("a2", "a"), n("a3", "a"), n("b1", "b")},
-			keep:   3,
-			want:   []string{"a1", "b1", "a2", "a3"},
+			ranked: []pipeline.Nugget{n("a1", "a"), n("a2", "a"), n("a3", "a"), n("a4", "a"), n("b1", "b")},
+			keep:   4,
+			want:   []string{"a1", "a2", "b1", "a3", "a4"},
 		},
 		{
 			name:   "order below the kept places is left alone",
