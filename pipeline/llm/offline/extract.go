@@ -33,13 +33,8 @@ const (
 	// disagreeMaxConfidence caps the confidence in such a sentence below
 	// the pipeline's default threshold: it may answer the question, but
 	// it does not state what the nugget's source did.
-	disagreeMaxConfidence = 0.45
-	extractLongChars      = 400
-	// extractConciseChars is the length beyond which a sentence's
-	// confidence falls by its excess ratio to the power
-	// extractConcisePower.
-	extractConciseChars     = 150
-	extractConcisePower     = 0.5
+	disagreeMaxConfidence   = 0.45
+	extractLongChars        = 400
 	extractLongFactor       = 0.8
 	extractPronounFactor    = 0.85
 	extractMinSentenceWords = 4
@@ -75,10 +70,12 @@ type extractCandidate struct {
 // number or name), when it uses 0.6 of the question's and answer's terms
 // together and 0.5 of the question's. Its confidence is
 // 0.15 + 0.45a + 0.35q + 0.05r, times 0.85 when it opens with a pronoun
-// ("It", "They", "This"...), times (150 / length)^0.5 beyond 150
-// characters (a report has room for few sentences; the same fact said in
-// fewer words is worth more) and 0.8 beyond 400 characters; sentences
+// ("It", "They", "This"...), and 0.8 beyond 400 characters; sentences
 // beyond 400 characters are taken only when no shorter one qualifies.
+// Length counts no further: a shorter sentence elsewhere that merely
+// repeats the answer is no better than the one that states it in context
+// (on the demo corpus, preferring the shorter one lost gold facts; see
+// docs/pipeline.md).
 // The best is cited verbatim as SUPPORT, and given as SENTENCE lightly
 // cleaned to stand alone (see cleanSentence); a sentence that still refers
 // to its source (prompts.SourceReference) or has fewer than four words is
@@ -142,11 +139,6 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 		long := chars > extractLongChars
 		if long {
 			score *= extractLongFactor
-		}
-		if chars > extractConciseChars {
-			// A report has room for a few sentences: the same fact said
-			// in fewer words is worth more.
-			score *= math.Pow(float64(extractConciseChars)/float64(chars), extractConcisePower)
 		}
 		if disagrees {
 			score = math.Min(score, disagreeMaxConfidence)

@@ -209,18 +209,27 @@ func BenchmarkExtract(b *testing.B) {
 	}
 }
 
-func TestExtractConfidenceFavoursConciseSentences(t *testing.T) {
+// Length below 400 characters does not lower confidence: a shorter
+// sentence elsewhere that repeats the answer is no better than one that
+// states it in context. Beyond 400 characters it does.
+func TestExtractConfidenceAndSentenceLength(t *testing.T) {
 	e := newTestEngine()
 	concise := "Congress passed the McKinley Tariff in 1890."
 	wordy := "Congress passed the McKinley Tariff in 1890, after a debate of many months in both houses on the rates of duty " +
 		"on wool, tin plate, sugar and a great many other articles of import, with amendments offered on every schedule."
+	overlong := wordy[:len(wordy)-1] + ", and the debate went on through the summer while the Senate finance committee heard " +
+		"the manufacturers of every state and the importers of the great ports, and then again in conference between the two houses."
 	short, _ := extractOf(t, e, tariffNugget, concise)
-	long, _ := extractOf(t, e, tariffNugget, wordy)
-	if !short.Found || !long.Found {
-		t.Fatalf("found: %v, %v", short.Found, long.Found)
+	mid, _ := extractOf(t, e, tariffNugget, wordy)
+	long, _ := extractOf(t, e, tariffNugget, overlong)
+	if !short.Found || !mid.Found || !long.Found {
+		t.Fatalf("found: %v, %v, %v", short.Found, mid.Found, long.Found)
 	}
-	if long.Confidence >= short.Confidence {
-		t.Errorf("confidence of a %d-character sentence %g ≥ that of the same fact in %d characters %g",
-			len(wordy), long.Confidence, len(concise), short.Confidence)
+	if d := math.Abs(mid.Confidence - short.Confidence); d > 0.05 {
+		t.Errorf("confidence %g for %d characters, %g for %d: length under 400 should not count",
+			mid.Confidence, len(wordy), short.Confidence, len(concise))
+	}
+	if len(overlong) <= extractLongChars || long.Confidence >= mid.Confidence {
+		t.Errorf("confidence %g for %d characters, not below %g for %d", long.Confidence, len(overlong), mid.Confidence, len(wordy))
 	}
 }
