@@ -46,8 +46,10 @@ const (
 // Candidates are scored by the kind of fact (dates, sums and percentages
 // first, then quantities and names) times 1 plus the request weight of the
 // sentence's terms. Names made only of words such as "United States", and
-// answers made only of the request's own terms (its subject, or a year its
-// title names), are no news and are left out. Sentences with fewer than two facts may also give a
+// answers made only of the request's own terms that the request also
+// writes as such (its subject, or a year its title names) are no news and
+// are left out; "Department of Energy" for a request that speaks of "the
+// new department" of an energy crisis is news. Sentences with fewer than two facts may also give a
 // definition ("What is the broader task of preventing unemployment?") or
 // the object their clause ends on ("... attributed to what?"), worth less
 // than a fact (see phrases.go). Each sentence gives at most two nuggets
@@ -63,6 +65,14 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 	prof := e.profileOf(in.Request)
 	wt := e.newWordTerms()
 	summary := strings.Join(strings.Fields(in.Summary), " ")
+	said := normalize(in.Request.Title+" . "+in.Request.ProblemStatement+" . "+in.Request.Background, wt)
+	// noNews: an answer made only of the request's terms that the request
+	// also writes as such ("1980" of "1973-1980", "Project Independence")
+	// tells the requester nothing new; "Department of Energy" for "the new
+	// department" of an energy request does.
+	noNews := func(answer string) bool {
+		return allIn(e.an.Terms(answer), prof.weight) && containsRun(said, normalize(answer, wt))
+	}
 
 	type candidate struct {
 		qa    prompts.QA
@@ -92,7 +102,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if key == "" {
 				continue
 			}
-			if f.kind == factName && f.generic || allIn(e.an.Terms(answer), prof.weight) {
+			if f.kind == factName && f.generic || noNews(answer) {
 				continue // "United States", or what the request already says: no news
 			}
 			q := e.question(s, toks, f, prof, wt)
@@ -115,7 +125,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if f, ok := e.objectFact(toks, facts, wt); ok {
 				answer := answerText(s, f)
 				key := strings.Join(normalize(answer, wt), " ")
-				if q := e.clauseQuestion(s, toks, f, wt); q != "" && key != "" && !allIn(e.an.Terms(answer), prof.weight) {
+				if q := e.clauseQuestion(s, toks, f, wt); q != "" && key != "" && !noNews(answer) {
 					score := phraseValue * (1 + relevance)
 					st.cands = append(st.cands, candidate{qa: prompts.QA{Question: q, Answer: answer}, key: key, score: score})
 				}
@@ -262,6 +272,12 @@ var (
 		"himself": true, "herself": true, "itself": true, "themselves": true, "ourselves": true,
 	}
 	possessives = map[string]bool{"our": true, "their": true, "its": true, "his": true, "my": true, "your": true}
+	// phraseOpeners are the prepositions beyond prepositions after which a
+	// keyphrase may open ("dependent upon foreign oil imports").
+	phraseOpeners = map[string]bool{
+		"upon": true, "with": true, "against": true, "among": true, "between": true, "toward": true,
+		"towards": true, "without": true, "beyond": true, "along": true, "around": true, "via": true, "about": true,
+	}
 )
 
 // question builds the question of a fact of sentence s (see nuggets); ""
@@ -854,7 +870,7 @@ func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) stri
 		}
 		// "to" opens infinitives more often than noun phrases.
 		opens := i == 0 || toks[i].capitalised() || isArticle(i-1) ||
-			toks[i-1].kind == tokWord && prepositions[toks[i-1].lower()] && !toks[i-1].is("to")
+			toks[i-1].kind == tokWord && (prepositions[toks[i-1].lower()] || phraseOpeners[toks[i-1].lower()]) && !toks[i-1].is("to")
 		if !opens || (i > 0 && content[i-1]) || strings.HasSuffix(toks[i].lower(), "ing") && !isArticle(i-1) {
 			continue
 		}

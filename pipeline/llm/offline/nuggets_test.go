@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,5 +173,38 @@ func TestNuggetsSkipAnswersTheRequestStates(t *testing.T) {
 		if qa.Answer == "1890" {
 			t.Errorf("nugget %+v answers with what the request already says", qa)
 		}
+	}
+}
+
+func TestNuggetsKeepNamesTheRequestOnlyDescribes(t *testing.T) {
+	// The request asks about "Carter's new department" of an energy
+	// crisis: every word of "Department of Energy" is a request term, yet
+	// the name is what the requester wants to learn. "1980", which the
+	// request writes out ("1973-1980"), is still no news.
+	req := prompts.RequestInfo{
+		Title:            "The energy crisis of the 1970s",
+		ProblemStatement: "Report on the energy crisis of 1973-1980: the embargo, Carter's new department and the synthetic fuels program.",
+	}
+	got := nuggetsOf(t, newTestEngine(), req, "In 1977 Congress created the Department of Energy. The goal was to end imports by 1980.", 10)
+	var answers []string
+	for _, qa := range got {
+		answers = append(answers, qa.Answer)
+	}
+	has := func(a string) bool { return slices.Contains(answers, a) }
+	if !has("Department of Energy") {
+		t.Errorf("answers %q lack the department's name", answers)
+	}
+	if has("1980") {
+		t.Errorf("answers %q include 1980, which the request states", answers)
+	}
+}
+
+func TestTemplateKeyphraseOpensAfterUpon(t *testing.T) {
+	// The clause leans on "we", so the question is a template; its topic
+	// is the phrase after "upon".
+	got := nuggetsOf(t, newTestEngine(), tariffRequest, "In 1973 we were dependent upon foreign oil imports for 36 percent of our needs.", 10)
+	want := prompts.QA{Question: "What percentage is given for foreign oil imports?", Answer: "36 percent"}
+	if !slices.Contains(got, want) {
+		t.Errorf("nuggets %+v lack %+v", got, want)
 	}
 }
