@@ -62,6 +62,11 @@ const (
 	passagePool    = 1000
 	passagesPerDoc = 3
 	passageDecay   = 0.5
+	// periodBoost multiplies the retrieval scores of documents dated in a
+	// period the request names (see preferPeriod): about a soft filter,
+	// since BM25 scores of one query seldom differ threefold among the
+	// documents worth reading.
+	periodBoost = 3
 	// ownSourceBonus is added to the scan promise of the passages of the
 	// documents a nugget was drawn from.
 	ownSourceBonus = 3
@@ -312,6 +317,9 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 	if err != nil {
 		return err
 	}
+	if err := r.preferPeriod(ctx, res.Hits, docs); err != nil {
+		return err
+	}
 	seen := map[string]int{}
 	sum := map[string]float64{}
 	r.passageRank = make(map[string]int, evidencePassages)
@@ -336,6 +344,68 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 		docs[i].Rank = i + 1
 	}
 	return nil
+}
+
+// preferPeriod raises the scores of the passages and documents dated in a
+// period the request's title or problem statement names ("1812-1815",
+// "from 1929 to 1939", "the 1970s"; see pipeline.RequestPeriods) by
+// periodBoost, and reorders the passages. A request about the annual
+// messages of 1812-1815 is about those messages: a later address that
+// looks back on the war still counts, after them. Nothing changes when
+// the request names no period, when the store cannot list dates
+// (pipeline.DateLister) or for documents without a date.
+func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipeline.RetrievedDoc) error {
+	periods := pipeline.RequestPeriods(r.req.Title + "\n" + r.req.ProblemStatement)
+	dl, ok := r.e.Store.(pipeline.DateLister)
+	if len(periods) == 0 || !ok {
+		return nil
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, id := range docIDs(hits, docs) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	dates, err := dl.DocumentDates(ctx, ids)
+	if err != nil {
+		return err
+	}
+	in := map[string]bool{}
+	for id, date := range dates {
+		year, ok := pipeline.DocumentYear(map[string]string{"date": date})
+		for _, p := range periods {
+			if ok && p.Contains(year) {
+				in[id] = true
+			}
+		}
+	}
+	for i := range hits {
+		if in[hits[i].DocID] {
+			hits[i].Score *= periodBoost
+		}
+	}
+	for i := range docs {
+		if in[docs[i].DocID] {
+			docs[i].Score *= periodBoost
+		}
+	}
+	sortStable(hits, func(a, b pipeline.Hit) bool { return a.Score > b.Score })
+	return nil
+}
+
+// docIDs lists the documents of hits and docs, in that order, repeats
+// included.
+func docIDs(hits []pipeline.Hit, docs []pipeline.RetrievedDoc) []string {
+	out := make([]string, 0, len(hits)+len(docs))
+	for _, h := range hits {
+		out = append(out, h.DocID)
+	}
+	for _, d := range docs {
+		out = append(out, d.DocID)
+	}
+	return out
 }
 
 // rerank reorders the retrieved documents with the request's reranker and

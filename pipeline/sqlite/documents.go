@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -32,6 +33,44 @@ func (d *DB) Document(ctx context.Context, id string) (pipeline.Document, error)
 	}
 	doc.IngestedAt, _ = time.Parse(time.RFC3339Nano, at)
 	return doc, nil
+}
+
+// DocumentDates returns the "date" metadata of the documents with the
+// ids, by id; documents without a date and unknown ids are left out
+// (pipeline.DateLister).
+func (d *DB) DocumentDates(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	const chunk = 500 // well under SQLite's bound on query parameters
+	for len(ids) > 0 {
+		n := min(chunk, len(ids))
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		rows, err := d.db.QueryContext(ctx,
+			`SELECT id, json_extract(metadata, '$.date') FROM documents WHERE id IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("document dates: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			var date sql.NullString
+			if err := rows.Scan(&id, &date); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("document dates: %w", err)
+			}
+			if date.Valid && date.String != "" {
+				out[id] = date.String
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("document dates: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return out, nil
 }
 
 // Passages returns the document's passages in order, or an error wrapping

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -188,4 +189,41 @@ func TestOpenBadPath(t *testing.T) {
 	if err == nil {
 		t.Fatal("opening a database in a missing folder succeeded")
 	}
+}
+
+func TestDocumentDates(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpenDB(t)
+	var docs []pipeline.IngestDocument
+	var ids []string
+	// More than one query's worth of ids.
+	for i := range 1203 {
+		d := ingestDoc(fmt.Sprintf("d%04d", i), "T", "w")
+		d.Doc.Metadata = map[string]string{"date": fmt.Sprintf("%d-01-06", 1790+i%200)}
+		if i%7 == 0 {
+			d.Doc.Metadata = map[string]string{"author": "no date"}
+		}
+		docs = append(docs, d)
+		ids = append(ids, d.Doc.ID)
+	}
+	if _, err := db.ReplaceDocuments(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.DocumentDates(ctx, append(ids, "missing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for i, d := range docs {
+		if i%7 != 0 {
+			want[d.Doc.ID] = d.Doc.Metadata["date"]
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dates (-want +got)\n%s", diff)
+	}
+	if got, err := db.DocumentDates(ctx, nil); err != nil || len(got) != 0 {
+		t.Errorf("no ids: %v, %v", got, err)
+	}
+	var _ pipeline.DateLister = db
 }
