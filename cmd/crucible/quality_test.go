@@ -96,12 +96,17 @@ func nuggetRecall(rep pipeline.Report, gold []goldNugget) (covered int) {
 	return covered
 }
 
+// minQualityRatio is how far the offline engine's nugget recall must be
+// above the lead baseline's on the held-out requests (measured: 1.42).
+const minQualityRatio = 1.2
+
 // TestOfflineQuality runs the offline engine and the lead baseline on the
 // held-out requests over the demo corpus, checks every report's citations
 // and limit, and logs nugget recall (gold answers found in sentences citing
-// a supporting address) for both. With CRUCIBLE_QUALITY_GATE=1 it also
-// requires the engine to beat the baseline — the quality bar, not
-// met yet (see docs/pipeline.md). -short skips it.
+// a supporting address) for both, and requires the engine's recall to be
+// at least minQualityRatio times the baseline's: the quality bar (clearly
+// better than the naive extractive baseline; docs/pipeline.md). The run
+// is deterministic, so the bar cannot flake. -short skips it.
 func TestOfflineQuality(t *testing.T) {
 	if testing.Short() {
 		t.Skip("quality run skipped in -short mode")
@@ -182,8 +187,8 @@ func TestOfflineQuality(t *testing.T) {
 	if offlineHits == 0 {
 		t.Error("the offline engine found no gold nugget at all")
 	}
-	if os.Getenv("CRUCIBLE_QUALITY_GATE") != "" && or <= lr {
-		t.Errorf("the offline engine (%.3f) does not beat the lead baseline (%.3f)", or, lr)
+	if or < minQualityRatio*lr {
+		t.Errorf("the offline engine's recall %.3f is not %.1f× the lead baseline's %.3f", or, minQualityRatio, lr)
 	}
 }
 

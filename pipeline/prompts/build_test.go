@@ -61,7 +61,7 @@ func builderCases() []builderCase {
 		{
 			name: "summarize", req: BuildSummarize(summarize), input: summarize, task: TaskSummarize,
 			contains: []string{testRequest.Title, testRequest.ProblemStatement, testRequest.Background, "wdr-2021-0503",
-				"Council backs Emscher barrier", testPassage, "SUMMARY: ", "NONE", "at most 5 sentences",
+				"Council backs Emscher barrier", testPassage, "SUMMARY: ", "NONE", "at most 8 sentences",
 				FormatSummarize(summarizeExample)},
 			exampleOK: func(s string) error { _, err := ParseSummarize(s); return err },
 		},

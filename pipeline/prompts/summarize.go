@@ -28,7 +28,7 @@ type SummarizeOutput struct {
 }
 
 // MaxSummarySentences is how many sentences a summary may have.
-const MaxSummarySentences = 5
+const MaxSummarySentences = 8
 
 const summarizeMaxTokens = 400
 

@@ -83,7 +83,8 @@ func TestSummarizeBackgroundAloneIsNotEnough(t *testing.T) {
 func TestSummarizeSkipsNearDuplicatesAndCapsSentences(t *testing.T) {
 	e := newTestEngine()
 	var doc strings.Builder
-	// Eight tariff sentences, two of them near copies of others.
+	// Twelve tariff sentences, two of them near copies of others: more
+	// than a summary may hold.
 	for _, s := range []string{
 		"The tariff on wool was raised to 40 percent in 1890.",
 		"The tariff on wool was raised to 40 percent in 1890, as expected.",
@@ -93,6 +94,10 @@ func TestSummarizeSkipsNearDuplicatesAndCapsSentences(t *testing.T) {
 		"The tariff act increased duties on imports of linen and lace.",
 		"Revenue from the tariff fell by $50,000,000.",
 		"Tariff reciprocity treaties were signed with Brazil and Spain.",
+		"The tariff commission heard the wool growers of Ohio in March.",
+		"Customs houses collected the new tariff duties at twelve ports.",
+		"The tariff on steel rails stayed at 17 dollars a ton.",
+		"Farmers petitioned Congress against the tariff on binding twine.",
 		"The weather was mild in the capital.",
 	} {
 		doc.WriteString(s + " ")
