@@ -362,11 +362,17 @@ func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipe
 	}
 	var ids []string
 	seen := map[string]bool{}
-	for _, id := range docIDs(hits, docs) {
+	note := func(id string) {
 		if !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
 		}
+	}
+	for _, h := range hits {
+		note(h.DocID)
+	}
+	for _, d := range docs {
+		note(d.DocID)
 	}
 	dates, err := dl.DocumentDates(ctx, ids)
 	if err != nil {
@@ -375,10 +381,11 @@ func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipe
 	in := map[string]bool{}
 	for id, date := range dates {
 		year, ok := pipeline.DocumentYear(map[string]string{"date": date})
+		if !ok {
+			continue
+		}
 		for _, p := range periods {
-			if ok && p.Contains(year) {
-				in[id] = true
-			}
+			in[id] = in[id] || p.Contains(year)
 		}
 	}
 	for i := range hits {
@@ -393,19 +400,6 @@ func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipe
 	}
 	sortStable(hits, func(a, b pipeline.Hit) bool { return a.Score > b.Score })
 	return nil
-}
-
-// docIDs lists the documents of hits and docs, in that order, repeats
-// included.
-func docIDs(hits []pipeline.Hit, docs []pipeline.RetrievedDoc) []string {
-	out := make([]string, 0, len(hits)+len(docs))
-	for _, h := range hits {
-		out = append(out, h.DocID)
-	}
-	for _, d := range docs {
-		out = append(out, d.DocID)
-	}
-	return out
 }
 
 // rerank reorders the retrieved documents with the request's reranker and

@@ -40,9 +40,9 @@ type sentenceInfo struct {
 // where subject is the share of the request's title and problem statement
 // terms the sentence uses, full at a third; concreteness the number of
 // figures it states in digits (dates, sums, percentages, counts), full at
-// four;
-// and proximity 1 − r/100 for a sentence in the request's r-th best BM25
-// passage (r from 0), 0 outside the best 100. A nugget whose answer sits
+// four; and proximity 1 − r/100 for a sentence in the request's r-th best
+// BM25 passage (r from 0; after the period preference, see preferPeriod),
+// 0 outside the best 100. A nugget whose answer sits
 // in a fact-dense sentence of a passage the request ranks first scores
 // near 1; one whose answer its sources do not state (a model's paraphrase,
 // or an answer with no content term) scores 0. It needs no model call, so
@@ -81,6 +81,7 @@ func (r *run) evidence(ctx context.Context, n pipeline.Nugget) (float64, error) 
 	return best, nil
 }
 
+// holdsAll reports whether set has every term of sub.
 func holdsAll(set, sub map[string]bool) bool {
 	for t := range sub {
 		if !set[t] {
