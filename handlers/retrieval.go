@@ -89,6 +89,9 @@ func MethodLabel(method string) string {
 // one, rec.FirstStage is, and retrieved is the reranked order.
 func buildRetrievalPage(rep pipeline.Report, retrieved []pipeline.RetrievedDoc, rec pipeline.RerankRecord) views.RetrievalPage {
 	vm := views.RetrievalPage{ReportID: rep.ID, Title: rep.Request.Title, Method: rec.Method}
+	for _, p := range pipeline.RequestPeriods(rep.Request.Title + "\n" + rep.Request.ProblemStatement) {
+		vm.Periods = append(vm.Periods, fmt.Sprintf("%d–%d", p.From, p.To))
+	}
 	doc := func(d pipeline.RetrievedDoc) views.RetrievalRow {
 		title := d.Title
 		if strings.TrimSpace(title) == "" {

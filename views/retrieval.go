@@ -30,6 +30,9 @@ type RetrievalPage struct {
 	Tables []TraceTable
 	// Notes are what the method recorded about fallbacks and failures.
 	Notes []string
+	// Periods are the periods the request names ("1812–1815"), whose
+	// documents retrieval preferred.
+	Periods []string
 }
 
 // RetrievalRow is one retrieved document.

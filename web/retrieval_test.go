@@ -172,3 +172,25 @@ func TestNewReportFormOffersRerankers(t *testing.T) {
 		t.Errorf("no reranker field error in:\n%s", resp.Body.String())
 	}
 }
+
+func TestRetrievalViewNamesTheRequestsPeriod(t *testing.T) {
+	s := retrievalServer(t, nil)
+	rep := sampleReport()
+	rep.Request.ProblemStatement = "How did the economy fare from 1929 to 1939, and in the 1970s?"
+	withReport(s, rep)
+	s.jobs.retrieval[5] = []pipeline.RetrievedDoc{{Rank: 1, DocID: sotu, Title: "Address 1901", Score: 12.5}}
+	doc := parseHTML(t, s.get(t, "/reports/9/retrieval"))
+	note := textOf(doc, "retrieval-period")
+	for _, want := range []string{"1929–1939", "1970–1979", "tripled"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("period note %q lacks %q", note, want)
+		}
+	}
+
+	// The sample request names no period: no note.
+	s = retrievalServer(t, nil)
+	s.jobs.retrieval[5] = []pipeline.RetrievedDoc{{Rank: 1, DocID: sotu, Title: "Address 1901", Score: 12.5}}
+	if n := byTestID(parseHTML(t, s.get(t, "/reports/9/retrieval")), "retrieval-period").Length(); n != 0 {
+		t.Errorf("%d period notes for a request without a period", n)
+	}
+}
