@@ -133,7 +133,7 @@ func sentenceBreakAfter(text string, start, i, end int) bool {
 		return true
 	}
 	next, _ := utf8.DecodeRuneInString(text[j:])
-	if !unicode.IsUpper(next) && !unicode.IsDigit(next) && !strings.ContainsRune("\"“'", next) {
+	if !unicode.IsUpper(next) && !unicode.IsDigit(next) && !strings.ContainsRune("\"“'[", next) {
 		return false
 	}
 	if text[i] != '.' {

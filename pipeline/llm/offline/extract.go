@@ -105,7 +105,7 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 			continue
 		}
 		raw := strings.TrimSpace(passage[sp.Start:sp.End])
-		if raw == "" {
+		if raw == "" || editorialNote(raw) {
 			continue
 		}
 		terms := setOf(e.an.Terms(raw))

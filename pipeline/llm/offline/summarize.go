@@ -119,6 +119,9 @@ func (e *Engine) scoreSentences(ctx context.Context, text string, prof profile) 
 			continue
 		}
 		raw := standAlone(strings.Join(strings.Fields(text[sp.Start:sp.End]), " "))
+		if editorialNote(raw) {
+			continue
+		}
 		terms := e.an.Terms(raw)
 		counts := make(map[string]int, len(terms))
 		for _, t := range terms {
@@ -267,6 +270,15 @@ func chooseSentences(sents []scoredSentence, max int) []scoredSentence {
 		out[i] = sents[p]
 	}
 	return out
+}
+
+// editorialNote reports whether a sentence is an editor's bracketed note
+// rather than the document's own words: "[Footnote 1: The report ... is
+// printed in House Document 398.]", "[Applause]".
+func editorialNote(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "[") && (strings.HasSuffix(strings.TrimRight(s, ".\"'”’ "), "]") ||
+		strings.HasPrefix(strings.ToLower(s), "[footnote") || strings.HasPrefix(strings.ToLower(s), "[note"))
 }
 
 // standAlone removes what sentence splitting leaves at the start of a

@@ -155,3 +155,37 @@ func TestStandAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestEditorialNote(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{`[Footnote 1: The report dated January 1, 1946, is printed in House Document 398 (79th Cong., 2d sess.).]`, true},
+		{"[Applause]", true},
+		{"[Note: figures are preliminary", true},
+		{"I request funding for NASA [National Aeronautics and Space Administration] and a strong space program.", false},
+		{"[The President] spoke of the tariff, and Congress listened.", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := editorialNote(tt.s); got != tt.want {
+			t.Errorf("editorialNote(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestSummaryAndExtractionSkipEditorialNotes(t *testing.T) {
+	e := newTestEngine()
+	doc := "The tariff on wool was raised to 40 percent in 1890. " +
+		"[Footnote 1: The tariff report of 1890 is printed in House Document 398.]"
+	out := summarizeOf(t, e, tariffRequest, doc)
+	if strings.Contains(out.Summary, "Footnote") {
+		t.Errorf("summary %q quotes an editorial note", out.Summary)
+	}
+	got, _ := extractOf(t, e, prompts.QA{Question: "In which House Document is the tariff report of 1890 printed?", Answer: "House Document 398"},
+		"[Footnote 1: The tariff report of 1890 is printed in House Document 398.]")
+	if got.Found {
+		t.Errorf("extraction cites an editorial note: %+v", got)
+	}
+}
