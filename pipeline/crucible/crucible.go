@@ -143,6 +143,10 @@ type run struct {
 	// passage id: what the evidence feature measures nuggets against.
 	query       map[string]bool
 	passageRank map[string]int
+	// inPeriod holds the documents dated in a period the request names
+	// (nil when it names none or no document is dated in one; see
+	// preferPeriod).
+	inPeriod map[string]bool
 }
 
 // Generate runs the pipeline for one request.
@@ -385,8 +389,13 @@ func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipe
 			continue
 		}
 		for _, p := range periods {
-			in[id] = in[id] || p.Contains(year)
+			if p.Contains(year) {
+				in[id] = true
+			}
 		}
+	}
+	if len(in) > 0 {
+		r.inPeriod = in
 	}
 	for i := range hits {
 		if in[hits[i].DocID] {

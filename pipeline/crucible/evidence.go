@@ -22,6 +22,10 @@ const (
 	// evidenceFiguresWeight is the weight of concreteness beside the
 	// subject and proximity parts, which weigh 1.
 	evidenceFiguresWeight = 0.4
+	// outOfPeriodFactor scales the evidence of a source document dated
+	// outside the periods the request names (or undated), as retrieval
+	// scales its score (see preferPeriod).
+	outOfPeriodFactor = 1.0 / periodBoost
 )
 
 // sentenceInfo is one sentence of a stored passage with its terms.
@@ -42,7 +46,8 @@ type sentenceInfo struct {
 // figures it states in digits (dates, sums, percentages, counts), full at
 // four; and proximity 1 − r/100 for a sentence in the request's r-th best
 // BM25 passage (r from 0; after the period preference, see preferPeriod),
-// 0 outside the best 100. A nugget whose answer sits
+// 0 outside the best 100. When the request names a period, a sentence of a
+// document dated outside it counts a third. A nugget whose answer sits
 // in a fact-dense sentence of a passage the request ranks first scores
 // near 1; one whose answer its sources do not state (a model's paraphrase,
 // or an answer with no content term) scores 0. It needs no model call, so
@@ -75,6 +80,9 @@ func (r *run) evidence(ctx context.Context, n pipeline.Nugget) (float64, error) 
 				proximity = math.Max(0, 1-float64(s.rank)/evidencePassages)
 			}
 			v := (subject + evidenceFiguresWeight*concrete + proximity) / (2 + evidenceFiguresWeight)
+			if r.inPeriod != nil && !r.inPeriod[id] {
+				v *= outOfPeriodFactor
+			}
 			best = math.Max(best, v)
 		}
 	}

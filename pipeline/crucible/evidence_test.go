@@ -161,3 +161,36 @@ func FuzzCountFigures(f *testing.F) {
 		}
 	})
 }
+
+func TestEvidenceOutsideTheRequestsPeriod(t *testing.T) {
+	c := newCorpus(
+		[]string{"The canal treaty was signed in 1903."},
+		[]string{"The canal treaty was signed in 1903."},
+	)
+	e := newEngine(c, nil)
+	r := e.newRun(pipeline.Request{Title: "t", ProblemStatement: "p"}, pipeline.DefaultSettings())
+	r.query = r.termSet("canal treaty")
+	r.passageRank = map[string]int{}
+	n := func(src string) pipeline.Nugget { return pipeline.Nugget{Answer: "1903", Sources: []string{src}} }
+	full := (1 + 0.4*0.25) / 2.4
+
+	for _, tt := range []struct {
+		name     string
+		inPeriod map[string]bool
+		src      string
+		want     float64
+	}{
+		{"no period named", nil, "d2", full},
+		{"source in the period", map[string]bool{"d1": true}, "d1", full},
+		{"source outside it counts a third", map[string]bool{"d1": true}, "d2", full / periodBoost},
+	} {
+		r.inPeriod = tt.inPeriod
+		got, err := r.evidence(context.Background(), n(tt.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: evidence = %.4f, want %.4f", tt.name, got, tt.want)
+		}
+	}
+}

@@ -52,17 +52,19 @@ func TestPreferPeriod(t *testing.T) {
 	}
 	dates := map[string]string{"later": "1894", "war": "1813-12-07", "after": "1816"}
 	tests := []struct {
-		name      string
-		req       pipeline.Request
-		wantDocs  []string
-		wantRanks map[string]int
+		name         string
+		req          pipeline.Request
+		wantDocs     []string
+		wantRanks    map[string]int
+		wantInPeriod map[string]bool
 	}{
 		{
 			name: "documents of the period first, the year after included",
 			req:  pipeline.Request{Title: "The War of 1812", ProblemStatement: "The annual messages of 1812-1815."},
 			// war 6×3 = 18, after (1816) 4×3 = 12, later 10, undated 5.
-			wantDocs:  []string{"war", "after", "later", "undated"},
-			wantRanks: map[string]int{"war": 0, "after": 1, "later": 2, "undated": 3},
+			wantDocs:     []string{"war", "after", "later", "undated"},
+			wantRanks:    map[string]int{"war": 0, "after": 1, "later": 2, "undated": 3},
+			wantInPeriod: map[string]bool{"war": true, "after": true},
 		},
 		{
 			name:      "no period named: BM25 order",
@@ -95,6 +97,9 @@ func TestPreferPeriod(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantRanks, ranks); diff != "" {
 				t.Errorf("passage ranks (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantInPeriod, r.inPeriod); diff != "" {
+				t.Errorf("documents in the period (-want +got)\n%s", diff)
 			}
 		})
 	}
