@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -441,10 +442,27 @@ func (rr *ReportResult) tally() {
 	rr.Metrics = c.metrics()
 }
 
+// Byline is a document's title, author and date (its "date" metadata),
+// those it has, joined by " · ": what Evidence.Byline holds.
+func Byline(d pipeline.Document) string {
+	var parts []string
+	if t := strings.TrimSpace(d.Title); t != "" {
+		parts = append(parts, t)
+	}
+	if a, ok := pipeline.DocumentAuthor(d.Metadata); ok {
+		parts = append(parts, a)
+	}
+	if dt := strings.Join(strings.Fields(d.Metadata["date"]), " "); dt != "" {
+		parts = append(parts, dt)
+	}
+	return strings.Join(parts, " · ")
+}
+
 // docText is a cited document as the evaluator needs it.
 type docText struct {
 	id       string
 	missing  bool
+	byline   string // title, author and date (see Evidence.Byline)
 	text     string // whole text; loaded only when there are no passages
 	passages []pipeline.Passage
 	terms    []terms // content terms of each passage, computed on first use
@@ -456,6 +474,16 @@ func (e *Evaluator) loadDoc(ctx context.Context, cache map[string]*docText, id s
 		return d, nil
 	}
 	d := &docText{id: id}
+	doc, err := e.Source.Document(ctx, id)
+	switch {
+	case errors.Is(err, pipeline.ErrNotFound):
+		d.missing = true
+		cache[id] = d
+		return d, nil
+	case err != nil:
+		return nil, fmt.Errorf("load cited document %q: %w", id, err)
+	}
+	d.byline = Byline(doc)
 	ps, err := e.Source.Passages(ctx, id)
 	switch {
 	case errors.Is(err, pipeline.ErrNotFound):
@@ -465,15 +493,7 @@ func (e *Evaluator) loadDoc(ctx context.Context, cache map[string]*docText, id s
 	case len(ps) > 0:
 		d.passages = ps
 	default:
-		doc, err := e.Source.Document(ctx, id)
-		switch {
-		case errors.Is(err, pipeline.ErrNotFound):
-			d.missing = true
-		case err != nil:
-			return nil, fmt.Errorf("load cited document %q: %w", id, err)
-		default:
-			d.text = doc.Text
-		}
+		d.text = doc.Text
 	}
 	cache[id] = d
 	return d, nil
@@ -482,7 +502,7 @@ func (e *Evaluator) loadDoc(ctx context.Context, cache map[string]*docText, id s
 // evidence picks what a sentence's citation of the document is judged
 // against (see EvaluateReport).
 func (d *docText) evidence(s export.NeuCLIRSentence) Evidence {
-	ev := Evidence{DocID: d.id}
+	ev := Evidence{DocID: d.id, Byline: d.byline}
 	switch {
 	case d.missing:
 		ev.Basis = BasisMissing

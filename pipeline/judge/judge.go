@@ -47,6 +47,11 @@ type Evidence struct {
 	// Span is the part of the passage the report's provenance names as the
 	// cited span, when it names one; the model judge shows it.
 	Span string `json:"span,omitempty"`
+	// Byline is the cited document's title, author and date, as far as
+	// they are known: a sentence may say who said what it reports and when
+	// ("In 1903, Theodore Roosevelt reported that ..."), and the document
+	// supports that. Not marshalled.
+	Byline string `json:"-"`
 	// Basis tells how the evidence was found: BasisProvenance,
 	// BasisBestPassage, BasisDocument or BasisMissing.
 	Basis string `json:"basis"`

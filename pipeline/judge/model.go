@@ -56,7 +56,7 @@ func (m ModelJudge) Supports(ctx context.Context, sentence string, ev Evidence) 
 	case len(contentTerms(ev.Text).order) == 0:
 		return Verdict{Reason: "the cited text is empty"}, nil
 	}
-	in := prompts.JudgeSupportInput{Sentence: sentence, Span: ev.Span, PassageText: ev.Text}
+	in := prompts.JudgeSupportInput{Sentence: sentence, Span: ev.Span, PassageText: ev.Text, Byline: ev.Byline}
 	v, err := m.ask(ctx, prompts.BuildJudgeSupport(in), func(text string) (bool, error) {
 		out, err := prompts.ParseJudgeSupport(text)
 		return out.Yes, err

@@ -54,7 +54,9 @@ const DefaultSupportThreshold = 0.6
 //
 // Support. A citation is supported when the share of the sentence's
 // distinct content words that occur in the evidence text reaches
-// SupportThreshold and every number of the sentence occurs in it. A
+// SupportThreshold and every number of the sentence occurs in it. The
+// cited document's title, author and date (Evidence.Byline) count as
+// evidence too, for a sentence that says who said it and when. A
 // sentence with no content word is unsupported, and so is a citation of a
 // missing document.
 type Offline struct {
@@ -109,7 +111,11 @@ func (o Offline) Supports(_ context.Context, sentence string, ev Evidence) (Verd
 	if ev.Basis == BasisMissing {
 		return Verdict{Reason: "document not in the collection"}, nil
 	}
-	return o.support(contentTerms(sentence), contentTerms(ev.Text), evidenceKind(ev)), nil
+	src := contentTerms(ev.Text)
+	if ev.Byline != "" {
+		src = src.with(contentTerms(ev.Byline))
+	}
+	return o.support(contentTerms(sentence), src, evidenceKind(ev)), nil
 }
 
 // support applies the support rule to analysed texts; kind names the

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -115,6 +116,25 @@ func contentTerms(s string) terms {
 		}
 	}
 	return t
+}
+
+// with returns the union of t and u (t's terms first); neither changes.
+func (t terms) with(u terms) terms {
+	out := terms{set: make(map[string]bool, len(t.set)+len(u.set))}
+	for _, x := range []terms{t, u} {
+		for _, w := range x.order {
+			if !out.set[w] {
+				out.set[w] = true
+				out.order = append(out.order, w)
+			}
+		}
+		for _, n := range x.numbers {
+			if !slices.Contains(out.numbers, n) {
+				out.numbers = append(out.numbers, n)
+			}
+		}
+	}
+	return out
 }
 
 // share is the fraction of a's terms that b holds: 0 when a has none.

@@ -112,6 +112,9 @@ type JudgeSupportInput struct {
 	// PassageText is the cited passage (or document); the prompt carries at
 	// most MaxDocChars characters of it.
 	PassageText string
+	// Byline is the cited document's title, author and date, when known:
+	// it supports a sentence's saying who said what it reports and when.
+	Byline string
 }
 
 // JudgeSupportOutput is the support judgement.
@@ -133,6 +136,9 @@ func BuildJudgeSupport(in JudgeSupportInput) pipeline.ModelRequest {
 	b.WriteString("Sentence: " + flatten(in.Sentence) + "\n\n")
 	if s := flatten(in.Span); s != "" {
 		b.WriteString("The report names this part of the passage as its source: " + s + "\n\n")
+	}
+	if s := flatten(in.Byline); s != "" {
+		b.WriteString("The passage is from: " + s + ". A sentence may take who said it and when from this.\n\n")
 	}
 	b.WriteString("Passage:\n")
 	if cut {
