@@ -403,9 +403,14 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 // extract asks for a supporting sentence in one passage; nil when the
 // passage has none or the support cannot be located in it.
 func (r *run) extract(ctx context.Context, n pipeline.Nugget, t scanTarget) (*pipeline.Candidate, error) {
+	d, err := r.document(ctx, t.p.DocID)
+	if err != nil {
+		return nil, err
+	}
+	author, _ := pipeline.DocumentAuthor(d.Metadata)
 	out, resp, ok, err := complete(ctx, r, prompts.BuildExtract(prompts.ExtractInput{
 		Request: r.info, Nugget: prompts.QA{Question: n.Question, Answer: n.Answer},
-		DocID: t.p.DocID, DocTitle: t.title, PassageText: t.p.Text,
+		DocID: t.p.DocID, DocTitle: t.title, DocAuthor: author, DocDate: d.Metadata["date"], PassageText: t.p.Text,
 	}), prompts.ParseExtract)
 	if err != nil || !ok || !out.Found {
 		return nil, err
@@ -460,8 +465,14 @@ func (r *run) verify(ctx context.Context, kept []pipeline.Nugget, cands []pipeli
 		if c.Citation.Ordinal < len(ps) {
 			passage = ps[c.Citation.Ordinal].Text
 		}
+		d, err := r.document(ctx, c.Citation.DocID)
+		if err != nil {
+			return err
+		}
+		author, _ := pipeline.DocumentAuthor(d.Metadata)
 		sup, resp, ok, err := complete(ctx, r, prompts.BuildVerifySupport(prompts.VerifySupportInput{
 			Sentence: c.Sentence, SupportText: c.Support, PassageText: passage,
+			DocTitle: d.Title, DocAuthor: author, DocDate: d.Metadata["date"],
 		}), prompts.ParseVerifySupport)
 		if err != nil {
 			return err

@@ -49,11 +49,15 @@ func builderCases() []builderCase {
 	paraphrase := ParaphraseInput{Request: testRequest, A: testNugget,
 		B: QA{Question: "What budget was approved for Dortmund's Emscher flood barrier?", Answer: "€12m"}}
 	quality := NuggetQualityInput{Request: testRequest, Nugget: testNugget}
-	extract := ExtractInput{Request: testRequest, Nugget: testNugget, DocID: "ruhr-news-77", DocTitle: "Barrier vote", PassageText: testPassage}
+	extract := ExtractInput{Request: testRequest, Nugget: testNugget, DocID: "ruhr-news-77", DocTitle: "Barrier vote",
+		DocAuthor: "Ruhr Gazette", DocDate: "2021-05-04", PassageText: testPassage}
 	support := VerifySupportInput{
 		Sentence:    "The Emscher flood barrier approved by Dortmund's council in May 2021 is expected to cost 12 million euros.",
 		SupportText: "Work on the barrier, which the council approved on 3 May 2021, is expected to last three years and cost 12 million euros.",
 		PassageText: testPassage,
+		DocTitle:    "Barrier vote",
+		DocAuthor:   "Ruhr Gazette",
+		DocDate:     "2021-05-04",
 	}
 	coverage := VerifyCoverageInput{Nugget: testNugget,
 		Sentence: "Dortmund's city council approved 12 million euros for the Emscher flood barrier in May 2021."}

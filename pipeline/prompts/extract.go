@@ -18,6 +18,10 @@ type ExtractInput struct {
 	Nugget   QA
 	DocID    string
 	DocTitle string
+	// DocAuthor and DocDate are who wrote or spoke the document and when
+	// (its metadata; "" when unknown): the sentence is attributed to them.
+	DocAuthor string
+	DocDate   string
 	// PassageText is the passage; the prompt carries at most MaxDocChars
 	// characters of it.
 	PassageText string
@@ -50,10 +54,14 @@ const (
 
 const extractMaxTokens = 400
 
+// extractExample answers for a passage of a document by "Ruhr Gazette"
+// dated 2021-05-04.
 var extractExample = ExtractOutput{
-	Found:      true,
-	Support:    "Work on the Dortmund barrier, which the city council approved on 3 May 2021, is expected to last three years.",
-	Sentence:   "Construction of the Dortmund flood barrier, approved by the city council in May 2021, is expected to take three years.",
+	Found: true,
+	Support: "The council met on Monday. It approved the Dortmund barrier on 3 May 2021; " +
+		"work is expected to last three years.",
+	Sentence: "In May 2021, the Ruhr Gazette reported that the Dortmund city council had approved the flood barrier " +
+		"on 3 May 2021 and that work on it was expected to last three years.",
 	Confidence: 0.9,
 }
 
@@ -69,19 +77,28 @@ func BuildExtract(in ExtractInput) pipeline.ModelRequest {
 	b.WriteString("Question: " + flatten(in.Nugget.Question) + "\n")
 	b.WriteString("Answer found in another document (it may differ from what this passage says): " + flatten(in.Nugget.Answer) + "\n\n")
 	writeDocHeader(&b, "Passage from document", in.DocID, in.DocTitle)
+	writeDocByline(&b, in.DocAuthor, in.DocDate)
 	if cut {
 		fmt.Fprintf(&b, "(Only the first %d characters of the passage are shown; the rest was cut.)\n", MaxDocChars)
 	}
 	b.WriteString("<passage>\n" + passage + "\n</passage>\n\n")
 	b.WriteString("If the passage answers the question, reply with three lines:\n")
-	b.WriteString("SUPPORT: the shortest part of the passage that backs up the answer, copied word for word " +
-		"(one or two sentences at most).\n")
-	b.WriteString("SENTENCE: one English sentence that answers the question using only what the passage says. " +
-		"A reader must understand it without the passage: name who and what it is about, and never mention " +
-		"\"the passage\", \"the document\", \"the text\", \"the article\" or \"the author\".\n")
+	b.WriteString("SUPPORT: the part of the passage that backs up your sentence, copied word for word, with the context " +
+		"the sentence needs: when the answer's sentence refers back (\"this\", \"such\", \"it\", \"these\"), the sentence " +
+		"it refers to as well. Three sentences at most.\n")
+	b.WriteString("SENTENCE: one English sentence that answers the question using only what the passage says, written so " +
+		"that a reader understands it on its own:\n")
+	b.WriteString("- say who said or wrote it and when, from the author and date above (for example \"In 1903, Theodore " +
+		"Roosevelt reported that ...\"); without them, name the document by its title;\n")
+	b.WriteString("- write a proposal, a request, an opinion, a prediction or someone's claim as what it is (\"... proposed " +
+		"that ...\", \"... argued that ...\", \"... said that critics had claimed ...\"), never as settled fact; the text of " +
+		"a bill or amendment that was only proposed is a proposal;\n")
+	b.WriteString("- replace words that point outside the sentence (\"this trade\", \"such a vessel\", \"that State\", " +
+		"\"it\") by what they name, and leave out linking words such as \"But\", \"Accordingly\" or \"Moreover\";\n")
+	b.WriteString("- never mention \"the passage\", \"the document\", \"the text\", \"the article\" or \"the author\".\n")
 	b.WriteString("CONFIDENCE: how sure you are that the passage backs up your sentence, as a whole number from 0 to 100.\n")
 	b.WriteString("If the passage does not answer the question, reply with the single word NONE.\n\n")
-	b.WriteString("For example:\n\n")
+	b.WriteString("For example, for a passage of a document by Ruhr Gazette dated 2021-05-04:\n\n")
 	b.WriteString(FormatExtract(extractExample))
 	b.WriteString("\n\n")
 	b.WriteString(closingLine)

@@ -206,6 +206,20 @@ func writeDocHeader(b *strings.Builder, kind, id, title string) {
 	b.WriteString(":\n")
 }
 
+// writeDocByline writes the document's author and date, the attribution
+// of what it says, when either is known.
+func writeDocByline(b *strings.Builder, author, date string) {
+	author, date = flatten(author), flatten(date)
+	switch {
+	case author != "" && date != "":
+		fmt.Fprintf(b, "Author: %s. Date: %s.\n", author, date)
+	case author != "":
+		fmt.Fprintf(b, "Author: %s. Date: unknown.\n", author)
+	case date != "":
+		fmt.Fprintf(b, "Author: unknown. Date: %s.\n", date)
+	}
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "(no id)"

@@ -15,6 +15,13 @@ type VerifySupportInput struct {
 	// PassageText is the whole passage; the prompt carries at most
 	// MaxDocChars characters of it.
 	PassageText string
+	// DocTitle, DocAuthor and DocDate describe the cited document: a
+	// sentence may attribute what it reports to the document's author
+	// and date ("In 1903, Theodore Roosevelt reported that ..."), and the
+	// document itself supports that attribution.
+	DocTitle  string
+	DocAuthor string
+	DocDate   string
 }
 
 // VerifySupportOutput is the support judgement.
@@ -30,11 +37,16 @@ func BuildVerifySupport(in VerifySupportInput) pipeline.ModelRequest {
 	var b strings.Builder
 	b.WriteString("A report sentence cites the passage below. Check the citation: does the passage support the sentence, " +
 		"that is, does it state or plainly imply everything the sentence claims? Answer no if the sentence adds a fact, " +
-		"a number, a date, a name or a certainty that the passage does not give, or if it contradicts the passage.\n\n")
+		"a number, a date, a name or a certainty that the passage does not give, or if it contradicts the passage. " +
+		"Who said it and when, where the sentence says so, may come from the document's title, author and date.\n\n")
 	b.WriteString("Sentence: " + flatten(in.Sentence) + "\n\n")
 	if s := flatten(in.SupportText); s != "" {
 		b.WriteString("Part of the passage cited for it: " + s + "\n\n")
 	}
+	if t := flatten(in.DocTitle); t != "" {
+		fmt.Fprintf(&b, "The passage is from the document titled %q.\n", t)
+	}
+	writeDocByline(&b, in.DocAuthor, in.DocDate)
 	b.WriteString("Passage:\n")
 	if cut {
 		fmt.Fprintf(&b, "(Only the first %d characters of the passage are shown; the rest was cut.)\n", MaxDocChars)

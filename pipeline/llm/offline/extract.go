@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline/prompts"
@@ -36,7 +35,6 @@ const (
 	disagreeMaxConfidence   = 0.45
 	extractLongChars        = 400
 	extractLongFactor       = 0.8
-	extractPronounFactor    = 0.85
 	extractMinSentenceWords = 4
 )
 
@@ -68,18 +66,24 @@ type extractCandidate struct {
 // sentence is capped at 0.45, below the pipeline's default threshold); or,
 // for answers that are descriptions rather than facts (no date, amount,
 // number or name), when it uses 0.6 of the question's and answer's terms
-// together and 0.5 of the question's. Its confidence is
-// 0.15 + 0.45a + 0.35q + 0.05r, times 0.85 when it opens with a pronoun
-// ("It", "They", "This"...), and 0.8 beyond 400 characters; sentences
-// beyond 400 characters are taken only when no shorter one qualifies.
-// Length counts no further: a shorter sentence elsewhere that merely
-// repeats the answer is no better than the one that states it in context
-// (on the demo corpus, preferring the shorter one lost gold facts; see
-// docs/pipeline.md).
-// The best is cited verbatim as SUPPORT, and given as SENTENCE lightly
-// cleaned to stand alone (see cleanSentence); a sentence that still refers
-// to its source (prompts.SourceReference) or has fewer than four words is
-// passed over. NONE when no sentence qualifies.
+// together and 0.5 of the question's. A question ("...?") states no fact
+// and never qualifies. Its confidence is 0.15 + 0.45a + 0.35q + 0.05r,
+// times 0.8 beyond 400 characters; sentences beyond 400 characters are
+// taken only when no shorter one qualifies. Length counts no further: a
+// shorter sentence elsewhere that merely repeats the answer is no better
+// than the one that states it in context (on the demo corpus, preferring
+// the shorter one lost gold facts; see docs/pipeline.md).
+//
+// The best is made to stand alone (rewrite.go): a sentence that refers
+// back ("This treaty ...", "It was signed ...") is joined with the one or
+// two sentences before it that it needs, or passed over when they are not
+// in the passage; linking words go (see cleanSentence); and the sentence
+// is attributed to the document's author and year, quoted when it is the
+// speaker's own account, a proposal, an opinion or a claim (see
+// attribute). SUPPORT is the passage text it was made from, verbatim; a
+// sentence that still refers to its source (prompts.SourceReference) or
+// has fewer than four words is passed over. NONE when no sentence
+// qualifies.
 func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float64) {
 	prof := e.profileOf(in.Request)
 	wt := e.newWordTerms()
@@ -98,15 +102,14 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	}
 	qaTerms := distinct(append(append([]string(nil), qTerms...), aTerms...))
 
+	src := sourceOf(in.DocAuthor, in.DocDate, in.DocTitle)
 	var cands []extractCandidate
 	bestAny := 0.0
-	for _, sp := range e.an.Sentences(passage) {
-		if sp.Start < 0 || sp.End > len(passage) || sp.Start >= sp.End {
-			continue
-		}
+	spans := validSpans(e.an.Sentences(passage), len(passage))
+	for i, sp := range spans {
 		raw := strings.TrimSpace(passage[sp.Start:sp.End])
-		if raw == "" || editorialNote(raw) {
-			continue
+		if raw == "" || editorialNote(raw) || strings.HasSuffix(raw, "?") {
+			continue // a question states no fact
 		}
 		terms := setOf(e.an.Terms(raw))
 		q := weightedShare(qTerms, terms, qWeight)
@@ -128,14 +131,16 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 		if !statesAnswer && !disagrees && !onTopic {
 			continue
 		}
-		sentence := cleanSentence(raw)
-		if prompts.SourceReference(sentence) != "" || len(strings.Fields(sentence)) < extractMinSentenceWords {
+		// The sentence with what it refers back to, if anything.
+		start, end, text, ok := selfContained(passage, spans, i)
+		if !ok {
 			continue
 		}
-		if startsWithPronoun(sentence) {
-			score *= extractPronounFactor
+		body := cleanSentence(text)
+		if prompts.SourceReference(body) != "" || len(strings.Fields(body)) < extractMinSentenceWords {
+			continue
 		}
-		chars := utf8.RuneCountInString(sentence)
+		chars := utf8.RuneCountInString(body)
 		long := chars > extractLongChars
 		if long {
 			score *= extractLongFactor
@@ -143,7 +148,8 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 		if disagrees {
 			score = math.Min(score, disagreeMaxConfidence)
 		}
-		cands = append(cands, extractCandidate{support: raw, sentence: sentence, score: clamp01(score), long: long})
+		sentence := attribute(body, classify(body), src)
+		cands = append(cands, extractCandidate{support: passage[start:end], sentence: sentence, score: clamp01(score), long: long})
 	}
 	if len(cands) == 0 {
 		return prompts.ExtractOutput{}, 1 - clamp01(bestAny)
@@ -217,14 +223,6 @@ func (e *Engine) hasFactOfKind(text string, kind factKind, wt *wordTerms) bool {
 	return false
 }
 
-// leadingConnectives open a sentence by linking it to the one before; the
-// cleaned sentence goes without them. Adverbs need their comma.
-var leadingConnectives = []string{
-	"And ", "But ", "Also, ", "Also ", "Moreover, ", "Furthermore, ", "However, ", "In addition, ",
-	"Besides, ", "Indeed, ", "Nevertheless, ", "Nonetheless, ", "Still, ", "Thus, ", "Hence, ",
-	"Therefore, ", "Accordingly, ", "Consequently, ", "Again, ", "Further, ", "Finally, ",
-}
-
 // cleanSentence makes a passage sentence stand alone: white space
 // collapsed, a heading in capitals or an address's salutation run into it
 // removed (see standAlone), a leading bullet or connective ("And", "But", "Also,",
@@ -233,17 +231,7 @@ var leadingConnectives = []string{
 // full stop).
 func cleanSentence(s string) string {
 	s = standAlone(strings.Join(strings.Fields(s), " "))
-	s = strings.TrimLeft(s, "•*-–—# ")
-	for changed := true; changed; {
-		changed = false
-		for _, c := range leadingConnectives {
-			if len(s) > len(c) && strings.EqualFold(s[:len(c)], c) {
-				s = strings.TrimSpace(s[len(c):])
-				changed = true
-			}
-		}
-	}
-	s = upperFirst(s)
+	s = dropOpeners(strings.TrimLeft(s, "•*-–—# "))
 	s = strings.TrimRight(s, ",;: ")
 	if s == "" {
 		return ""
@@ -258,18 +246,4 @@ func cleanSentence(s string) string {
 		s += "."
 	}
 	return s
-}
-
-// startsWithPronoun reports whether a sentence opens with a pronoun whose
-// referent lies outside it.
-func startsWithPronoun(s string) bool {
-	w := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
-	if len(w) == 0 {
-		return false
-	}
-	switch strings.ToLower(w[0]) {
-	case "he", "she", "it", "they", "this", "these", "those", "his", "her", "its", "their", "such":
-		return true
-	}
-	return false
 }

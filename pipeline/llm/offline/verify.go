@@ -22,7 +22,10 @@ const (
 // sentence. s is the share of the sentence's distinct terms found in the
 // passage (or, with no passage, in the cited support), with numbers
 // counting double and the share capped at 0.75 when any number of the
-// sentence is missing from the passage. The sentence is supported when
+// sentence is missing from the passage. The document's title, author and
+// date count as held too, with the words of an attribution ("In 1903,
+// Theodore Roosevelt reported that ..."): the document supports who said
+// it and when. The sentence is supported when
 // s ≥ 0.8; p maps s piecewise linearly so that p ≥ 0.5 exactly then:
 // p = 0.5·s/0.8 below 0.8 and 0.5 + 0.49·(s − 0.8)/0.2 from there (a full
 // match gives 0.99). A sentence without terms is not supported (p = 0.05).
@@ -37,6 +40,15 @@ func (e *Engine) verifySupport(in prompts.VerifySupportInput) float64 {
 		return 0.05
 	}
 	have := setOf(e.an.Terms(source))
+	// Who said it and when: the document's title, author and date support
+	// the attribution of a sentence (see attribute), with the words it adds.
+	byline := in.DocTitle + " " + in.DocAuthor + " " + in.DocDate
+	if strings.TrimSpace(byline) != "" {
+		for _, t := range e.an.Terms(byline + " " + attributionWords) {
+			have[t] = true
+		}
+		source += " " + byline
+	}
 	// Numbers are compared in normalised form ("1,000" = "1000").
 	numbers := map[string]bool{}
 	for _, t := range normalize(source, wt) {

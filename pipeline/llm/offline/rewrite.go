@@ -1,0 +1,376 @@
+package offline
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// The rules that make an extracted sentence stand on its own in a report
+// (docs/pipeline.md, "Self-contained sentences"). A report sentence is read
+// away from its passage, so:
+//
+//   - linking words that tie it to the sentence before ("But",
+//     "Accordingly,", "Moreover,") go (see dropOpeners);
+//   - a sentence that refers back ("This treaty ...", "Such a vessel ...",
+//     "It was signed ...") is joined with the sentence it refers to, or not
+//     used (see referBack and selfContained);
+//   - who said it and when comes from the document's metadata, and what is
+//     the speaker's own word (first person), a proposal, an opinion or a
+//     claim is quoted and attributed as such rather than stated as fact
+//     (see classify and attribute).
+
+// maxJoinedChars bounds a sentence joined with the sentences it refers
+// back to; a longer one is not used.
+const maxJoinedChars = 520
+
+// maxJoined is how many earlier sentences a sentence may be joined with.
+const maxJoined = 2
+
+// discourseOpeners open a sentence by linking it to the one before; the
+// report sentence goes without them. Adverbs need their comma ("Still, ..."
+// is an opener, "Still more ..." is not).
+var discourseOpeners = []string{
+	"And ", "But ", "Yet ", "Or ", "Nor ", "So, ", "Also, ", "Also ", "Moreover, ", "Moreover ", "Furthermore, ",
+	"However, ", "In addition, ", "Besides, ", "Indeed, ", "Nevertheless, ", "Nonetheless, ", "Still, ",
+	"Thus, ", "Thus ", "Hence, ", "Therefore, ", "Accordingly, ", "Accordingly ", "Consequently, ", "Again, ",
+	"Further, ", "Finally, ", "Lastly, ", "Meanwhile, ", "In the meantime, ", "At the same time, ",
+	"On the other hand, ", "On the contrary, ", "In short, ", "In fact, ", "Of course, ", "Then, ", "Now, ",
+	"First, ", "Second, ", "Third, ", "Secondly, ", "Thirdly, ", "Likewise, ", "Similarly, ", "Instead, ",
+	"As a result, ", "As a result ", "For this reason, ", "For this reason ", "To this end, ", "In this connection, ",
+	"In this regard, ", "In the first place, ", "In the second place, ", "In addition ", "In fact ", "Besides ",
+}
+
+// dropOpeners removes the discourse openers at the start of s, repeatedly
+// ("And yet, ..."), and upper-cases the first letter of what remains.
+func dropOpeners(s string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, o := range discourseOpeners {
+			if len(s) > len(o)+1 && strings.EqualFold(s[:len(o)], o) {
+				s = strings.TrimLeft(s[len(o):], " ,")
+				changed = true
+			}
+		}
+	}
+	return upperFirst(s)
+}
+
+// deicticNouns are the nouns a demonstrative points at the speaker's own
+// situation with ("this year", "this Nation", "these times"): the
+// attribution says whose and when, so they need no earlier sentence.
+var deicticNouns = setOf(strings.Fields(`year years country nation nations government congress session sessions
+	day days morning evening afternoon night week weeks month months century decade generation time times
+	administration house chamber occasion moment hour address message republic union people land continent
+	capital floor hemisphere era age period summer winter spring autumn fall`))
+
+// expletiveVerbs follow an "It" that points at a clause after it ("It is
+// estimated that ...", "It was decided to ...") rather than at something
+// said before.
+var expletiveVerbs = setOf(strings.Fields(`is was has had will would may might can could should must seems seemed
+	appears appeared remains remained becomes became`))
+
+var (
+	// reWord is a word (letters, digits, apostrophes and inner hyphens).
+	reWord = regexp.MustCompile(`[\pL\pN]+(?:['’-][\pL\pN]+)*`)
+	// reInnerBack finds words early in a sentence that point back:
+	// "such a", "the same", "the said", "the former", "the latter", "the
+	// above".
+	reInnerBack = regexp.MustCompile(`(?i)\b(?:such\s+(?:a|an)|the\s+(?:same|said|former|latter|above|aforesaid))\b`)
+)
+
+// innerBackWords is how many words from the start of a sentence may hold
+// a demonstrative that points back ("In view of these facts, ...").
+const innerBackWords = 10
+
+// referBack reports whether a sentence leans on what came before it: it
+// opens with a pronoun or demonstrative ("It", "They", "This", "Such",
+// "These measures"; not an "It" that points ahead, as in "It is estimated
+// that", nor "this year", "this Nation"), or holds "such a", "the same",
+// "the said", "the former" or "the latter", or a demonstrative with a noun
+// that is not the speaker's situation in its first words ("In view of
+// these facts").
+func referBack(s string) bool {
+	words := reWord.FindAllString(s, innerBackWords+2)
+	if len(words) == 0 {
+		return false
+	}
+	first := strings.ToLower(words[0])
+	next := ""
+	if len(words) > 1 {
+		next = strings.ToLower(words[1])
+	}
+	switch first {
+	case "such", "they", "them", "he", "she", "him", "its", "their", "his", "her", "hers", "theirs", "thereupon",
+		"therein", "thereby", "thereof", "whereupon":
+		return true
+	case "it":
+		if expletiveVerbs[next] {
+			rest := strings.ToLower(strings.Join(words[2:min(len(words), 10)], " "))
+			if strings.Contains(" "+rest+" ", " that ") || strings.Contains(" "+rest+" ", " to ") ||
+				strings.Contains(" "+rest+" ", " whether ") || strings.Contains(" "+rest+" ", " for ") {
+				return false
+			}
+		}
+		return true
+	case "this", "that", "these", "those":
+		if !demonstrativeOfSituation(words[1:]) {
+			return true
+		}
+	}
+	if loc := reInnerBack.FindStringIndex(s); loc != nil && len(reWord.FindAllString(s[:loc[0]], -1)) < innerBackWords {
+		return true
+	}
+	for i := 1; i < len(words) && i < innerBackWords; i++ {
+		switch strings.ToLower(words[i]) {
+		case "this", "these", "those":
+			if !demonstrativeOfSituation(words[i+1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// demonstrativeOfSituation reports whether the words after a demonstrative
+// name the speaker's situation ("year", "great Nation", "Congress"): one
+// of deicticNouns within its next two words.
+func demonstrativeOfSituation(after []string) bool {
+	for i := 0; i < len(after) && i < 2; i++ {
+		if deicticNouns[strings.ToLower(after[i])] {
+			return true
+		}
+	}
+	return false
+}
+
+// stance is how a sentence holds what it says.
+type stance int
+
+const (
+	// stanceFact reports something in the third person, as a fact.
+	stanceFact stance = iota
+	// stanceSpeaker is the speaker's own account, in the first or second
+	// person ("I have appointed ...", "We were told ...").
+	stanceSpeaker
+	// stanceProposal recommends, proposes or asks for something ("I
+	// recommend ...", "Congress should ...", a proposed text that "shall").
+	stanceProposal
+	// stanceOpinion states a belief, a hope or a judgement ("I believe
+	// ...", "it is doubtful").
+	stanceOpinion
+	// stanceReported tells what others claimed or predicted ("It was
+	// predicted that ...", "its advocates insisted ...").
+	stanceReported
+)
+
+var (
+	// Word lists of classify, matched on lower-case words.
+	personWords   = setOf(strings.Fields(`i me my mine myself we our ours ourselves you your yours yourself yourselves`))
+	proposalWords = setOf(strings.Fields(`recommend recommends recommended recommending recommendation recommendations
+		propose proposes proposing suggest suggests suggesting urge urges urging request requests requesting
+		ask asking invite invites`))
+	normativeWords = setOf(strings.Fields(`should ought must shall`))
+	opinionWords   = setOf(strings.Fields(`believe believes believed think thinks trust hope hopes hoped
+		feel feels doubt doubtful convinced conviction opinion judgment judgement confident regret regrets
+		fear fears deplore undoubtedly doubtless perhaps probably`))
+	reportedWords = setOf(strings.Fields(`claimed claim claims alleged allege alleges predicted prophesied promised
+		assured insisted contended argued asserted rumored rumoured charged`))
+	// romanNumeralBefore are the words after which "I" is a numeral
+	// ("World War I", "Title I").
+	romanNumeralBefore = setOf(strings.Fields(`war title part section chapter article phase class act volume book grade`))
+)
+
+// classify tells how a sentence holds what it says (see stance). A
+// proposal outranks an opinion, which outranks the speaker's own account
+// and a claim of others.
+func classify(s string) stance {
+	words := reWord.FindAllString(s, -1)
+	person, proposal, normative, opinion, reported := false, false, false, false, false
+	for i, w := range words {
+		l := strings.ToLower(w)
+		switch {
+		case l == "i":
+			// "I" in capitals is the speaker, except as a numeral.
+			if w == "I" && !(i > 0 && romanNumeralBefore[strings.ToLower(words[i-1])]) {
+				person = true
+			}
+		case l == "us":
+			// "US" in capitals is the United States.
+			if w != "US" {
+				person = true
+			}
+		case personWords[l]:
+			person = true
+		case proposalWords[l]:
+			proposal = true
+		case normativeWords[l]:
+			normative = true
+		case opinionWords[l]:
+			opinion = true
+		case reportedWords[l]:
+			reported = true
+		}
+	}
+	switch {
+	case proposal || normative:
+		return stanceProposal
+	case opinion:
+		return stanceOpinion
+	case reported:
+		return stanceReported
+	case person:
+		return stanceSpeaker
+	}
+	return stanceFact
+}
+
+// reportingVerbs words the attribution of each stance.
+var reportingVerbs = map[stance]string{
+	stanceFact:     "reported",
+	stanceSpeaker:  "reported",
+	stanceProposal: "proposed",
+	stanceOpinion:  "argued",
+	stanceReported: "said",
+}
+
+// attributionWords are the words attribute adds besides the document's
+// author, date and title; verifySupport counts them as supported.
+const attributionWords = "in reported proposed argued said according to that"
+
+// source is who a document's words are attributed to: its author, or its
+// title when it names none, and the year of its date.
+type source struct {
+	who   string // "Theodore Roosevelt", or “Title” in quotes; "" when unknown
+	year  int    // 0 when unknown
+	named bool   // who is an author, not a title
+}
+
+// sourceOf reads the attribution of a document from the extract input's
+// author, date and title.
+func sourceOf(author, date, title string) source {
+	src := source{}
+	if y, ok := pipeline.DocumentYear(map[string]string{"date": date}); ok {
+		src.year = y
+	}
+	author = strings.Join(strings.Fields(author), " ")
+	title = strings.Join(strings.Fields(title), " ")
+	switch {
+	case author != "":
+		src.who, src.named = author, true
+	case title != "":
+		src.who = "“" + strings.Trim(title, "\"“”") + "”"
+	}
+	return src
+}
+
+// attribute writes a sentence of a document as a report sentence that
+// says whose it is and when. A report of fact in the third person becomes
+// "In 1903, Theodore Roosevelt reported that the treaty ..."; the
+// speaker's own account, a proposal, an opinion or a claim is quoted
+// with a verb that says which: "In 1909, William H Taft reported: “I have
+// appointed ...”", "... proposed: “I recommend ...”", "... argued: “I
+// believe ...”", "... said: “It was predicted ...”". A document with no
+// author is named by its title ("According to “Title” (2019), ..."); with
+// neither the sentence is returned as it is.
+func attribute(body string, st stance, src source) string {
+	body = strings.TrimSpace(body)
+	if src.who == "" || body == "" {
+		return body
+	}
+	when := ""
+	if src.year > 0 {
+		when = "In " + strconv.Itoa(src.year) + ", "
+	}
+	if st == stanceFact {
+		if !src.named {
+			if src.year > 0 {
+				return "According to " + src.who + " (" + strconv.Itoa(src.year) + "), " + lowerOpening(body)
+			}
+			return "According to " + src.who + ", " + lowerOpening(body)
+		}
+		return when + src.who + " reported that " + lowerOpening(body)
+	}
+	return when + src.who + " " + reportingVerbs[st] + ": “" + innerQuotes(body) + "”"
+}
+
+// lowerOpening lower-cases the first word of a sentence when it is a
+// common word that is capitalised only for opening the sentence ("The",
+// "In", "During"), so the sentence can follow "reported that"; names keep
+// their capital.
+func lowerOpening(s string) string {
+	w := reWord.FindString(s)
+	if w == "" || !strings.HasPrefix(s, w) || !openingWords[strings.ToLower(w)] {
+		return s
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[size:]
+}
+
+// openingWords are common words that open sentences.
+var openingWords = setOf(strings.Fields(`the a an in on at by for from during since after before under of to with
+	within without there it this that these those such its their all most many some every each no one two
+	three four five six seven eight nine ten several both while although though when whenever as if because
+	until among between over through last next nearly about more less only even not never almost over
+	under upon into against throughout following despite notwithstanding besides beyond once another other
+	any few much half approximately roughly some since`))
+
+// innerQuotes turns the double quotes of a quoted sentence into single
+// ones, so the sentence can be quoted.
+func innerQuotes(s string) string {
+	return strings.NewReplacer("“", "‘", "”", "’", `"`, "'").Replace(s)
+}
+
+// selfContained finds the text a report sentence made from sentence i of
+// a passage (spans are its sentences) must quote: the sentence itself
+// when it stands alone, else joined with the sentences before it that it
+// refers back to, at most maxJoined of them and maxJoinedChars in all
+// (a sentence that needs none may be longer). It
+// returns the byte span in the passage and the cleaned text (white space
+// collapsed, a heading or salutation and the first sentence's linking
+// words removed); ok is false when the sentence still refers back to
+// something outside that span (its passage's first sentence, or too far
+// back).
+func selfContained(passage string, spans []pipeline.Span, i int) (start, end int, text string, ok bool) {
+	from := i
+	for {
+		head := dropOpeners(standAlone(strings.Join(strings.Fields(passage[spans[from].Start:spans[from].End]), " ")))
+		if !referBack(head) {
+			break
+		}
+		if from == 0 || i-from >= maxJoined {
+			return 0, 0, "", false
+		}
+		from--
+	}
+	start, end = spans[from].Start, spans[i].End
+	parts := make([]string, 0, i-from+1)
+	for k := from; k <= i; k++ {
+		p := strings.Join(strings.Fields(passage[spans[k].Start:spans[k].End]), " ")
+		if k == from {
+			p = dropOpeners(standAlone(p))
+		}
+		parts = append(parts, p)
+	}
+	text = strings.Join(parts, " ")
+	if from < i && utf8.RuneCountInString(text) > maxJoinedChars {
+		return 0, 0, "", false
+	}
+	return start, end, text, true
+}
+
+// validSpans keeps the spans that lie inside a text of n bytes and are not
+// empty.
+func validSpans(spans []pipeline.Span, n int) []pipeline.Span {
+	out := spans[:0:0]
+	for _, sp := range spans {
+		if sp.Start >= 0 && sp.End <= n && sp.Start < sp.End {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
