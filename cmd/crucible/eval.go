@@ -173,7 +173,7 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	c.register(fs, env)
 	var m modelFlags
 	m.register(fs, env)
-	requests := fs.String("requests", "", "JSON Lines `file` of the requests the reports answer (ids without gold nuggets are listed, not scored)")
+	requests := fs.String("requests", "", "JSON Lines `file` of the requests the reports answer: only these are scored (ids without gold nuggets, and gold requests not in it, are listed, not scored)")
 	nuggetsPath := fs.String("nuggets", "", "JSON Lines gold nuggets `file`: {\"request_id\",\"nugget_id\",\"question\",\"answers\":[...],\"importance\"} or claims with \"text\"")
 	reportsDir := fs.String("reports", "", "`folder` of NeuCLIR JSON reports (as crucible report writes them)")
 	judgeName := fs.String("judge", "offline", "judge: offline (answer matching, content-word overlap) or model (yes/no prompts to the model endpoint)")
@@ -198,7 +198,7 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	if err != nil {
 		return err
 	}
-	var ids []string
+	var ids []string // nil: score every request with gold nuggets
 	if *requests != "" {
 		if ids, err = requestIDs(ctx, *requests, stderr); err != nil {
 			return err
@@ -252,13 +252,15 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	}
 	printLeftOut(stderr, "requests with gold nuggets but no report (scored 0)", res.Missing, false)
 	printLeftOut(stderr, "requests without gold nuggets (not scored)", res.Unjudged, false)
+	printLeftOut(stderr, "requests with gold nuggets but not in --requests (not scored)", res.NotRequested, false)
 	return nil
 }
 
 // requestIDs reads the request ids of a requests file, reporting bad
-// lines by FILE:LINE.
+// lines by FILE:LINE. The list is not nil, even for a file without
+// requests.
 func requestIDs(ctx context.Context, path string, stderr io.Writer) ([]string, error) {
-	var ids []string
+	ids := []string{}
 	_, bad, err := eachLine(ctx, path, stderr, func(raw []byte) error {
 		var l struct {
 			RequestID json.RawMessage `json:"request_id"`

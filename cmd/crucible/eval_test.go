@@ -108,7 +108,8 @@ func TestEvalReports(t *testing.T) {
 	ab, _ := json.Marshal(answer)
 	gold := writeTestFile(t, dir, "gold.jsonl",
 		`{"request_id":"e-1","nugget_id":"g1","question":"q?","answers":[`+string(ab)+`],"importance":"vital"}`+"\n"+
-			`{"request_id":"e-1","nugget_id":"g2","question":"q2?","answers":["zzyzx quux"]}`+"\n")
+			`{"request_id":"e-1","nugget_id":"g2","question":"q2?","answers":["zzyzx quux"]}`+"\n"+
+			`{"request_id":"e-9","nugget_id":"g1","question":"q?","answers":["not in the requests file"]}`+"\n")
 	stdout, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--requests", reqs, "--nuggets", gold, "--reports", out, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -122,7 +123,11 @@ func TestEvalReports(t *testing.T) {
 				CitationSupport float64 `json:"citation_support"`
 			} `json:"metrics"`
 		} `json:"requests"`
-		Unjudged []string `json:"unjudged"`
+		Mean struct {
+			CitationSupport float64 `json:"citation_support"`
+		} `json:"mean"`
+		Unjudged     []string `json:"unjudged"`
+		NotRequested []string `json:"not_requested"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
@@ -137,6 +142,16 @@ func TestEvalReports(t *testing.T) {
 	}
 	if strings.Join(res.Unjudged, ",") != "e-2" {
 		t.Errorf("unjudged %v, want [e-2]", res.Unjudged)
+	}
+	// e-9 has gold nuggets but is not in the requests file: it is not
+	// scored, so it does not average a 0 into the mean.
+	if strings.Join(res.NotRequested, ",") != "e-9" || res.Mean.CitationSupport != 1 {
+		t.Errorf("not requested %v, mean support %v; want [e-9] and 1", res.NotRequested, res.Mean.CitationSupport)
+	}
+	stdout, stderr, code = runCmd(t, "eval", "reports", "--data", data, "--requests", reqs, "--nuggets", gold, "--reports", out)
+	if code != 0 || !strings.Contains(stdout, "mean (1)") ||
+		!strings.Contains(stderr, "1 requests with gold nuggets but not in --requests (not scored): e-9") {
+		t.Errorf("--requests table: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	stdout, stderr, code = runCmd(t, "eval", "reports", "--data", data, "--nuggets", gold, "--reports", out, "--details")
 	if code != 0 || !strings.Contains(stdout, "nugget recall 0.500 (1/2)") {

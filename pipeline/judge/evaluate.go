@@ -163,8 +163,10 @@ type ReportResult struct {
 // Results are the evaluation of a set of reports.
 type Results struct {
 	Judge string `json:"judge"`
-	// Requests are the requests with gold nuggets, by request id (byte
-	// order); a request without a report is there with Missing set.
+	// Requests are the requests scored, by request id (byte order): those
+	// with gold nuggets, or, when Evaluate is given request ids, those of
+	// them with gold nuggets. A request without a report is there with
+	// Missing set.
 	Requests []ReportResult `json:"requests"`
 	// Mean averages each metric over Requests (a missing report counting
 	// 0), except VitalRecall, which averages over the VitalRequests
@@ -180,13 +182,23 @@ type Results struct {
 	// undefined. Use Evaluator.EvaluateReport for such a report's
 	// citation support.
 	Unjudged []string `json:"unjudged"`
+	// NotRequested lists the requests with gold nuggets that are not among
+	// the request ids Evaluate was given. They are not scored. It is empty
+	// (and left out of the JSON) when no request ids were given.
+	NotRequested []string `json:"not_requested,omitempty"`
 }
 
-// Evaluate scores reports (by request id) against gold nuggets. The
-// requests scored are those with gold nuggets; requestIDs, typically the
-// ids of a requests file, are checked too: one without gold nuggets is
-// listed in Unjudged. Requests are evaluated one after another, each
-// report's judge calls concurrently.
+// Evaluate scores reports (by request id) against gold nuggets.
+//
+// requestIDs, typically the ids of a requests file, choose the requests
+// scored: when it is nil every request with gold nuggets is scored; when
+// it is not nil (even empty) only the requests it lists that have gold
+// nuggets are, the other requests with gold nuggets are listed in
+// NotRequested, and those it lists without gold nuggets in Unjudged. A
+// scored request without a report scores 0 and is listed in Missing.
+// Reports of requests without gold nuggets are listed in Unjudged too.
+// Requests are evaluated one after another, each report's judge calls
+// concurrently.
 func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[string]export.NeuCLIRReport, requestIDs []string) (Results, error) {
 	if err := e.check(); err != nil {
 		return Results{}, err
@@ -209,9 +221,21 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 	}
 	sort.Strings(res.Unjudged)
 
+	var asked map[string]bool
+	if requestIDs != nil {
+		asked = make(map[string]bool, len(requestIDs))
+		for _, id := range requestIDs {
+			asked[id] = true
+		}
+	}
+
 	var sum Metrics
 	var vitalSum float64
 	for _, id := range RequestIDs(gold) {
+		if asked != nil && !asked[id] {
+			res.NotRequested = append(res.NotRequested, id)
+			continue
+		}
 		rep, ok := reports[id]
 		var rr ReportResult
 		if ok {

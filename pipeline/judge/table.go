@@ -19,9 +19,9 @@ func (m Metrics) row() []float64 {
 // (its sentence, nugget and citation counts, then nugget recall, vital
 // nugget recall, nugget density, sentence novelty, relevant sentences and
 // citation support to three decimals), a "mean" row, and lines naming the
-// judge and listing the missing and unjudged requests. A missing report's
-// row says "missing"; a request without vital nuggets shows "-" for vital
-// recall, as does the mean when no request has one.
+// judge and listing the missing, unjudged and not requested requests. A
+// missing report's row says "missing"; a request without vital nuggets
+// shows "-" for vital recall, as does the mean when no request has one.
 func WriteTable(w io.Writer, r Results) error {
 	bw := bufio.NewWriter(w)
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
@@ -53,6 +53,9 @@ func WriteTable(w io.Writer, r Results) error {
 	}
 	if len(r.Unjudged) > 0 {
 		fmt.Fprintf(bw, "no gold nuggets (not scored): %s\n", strings.Join(r.Unjudged, ", "))
+	}
+	if len(r.NotRequested) > 0 {
+		fmt.Fprintf(bw, "gold nuggets but not requested (not scored): %s\n", strings.Join(r.NotRequested, ", "))
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write evaluation table: %w", err)
