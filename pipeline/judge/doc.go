@@ -34,6 +34,12 @@
 // scored; requests with gold nuggets that were not asked for are listed in
 // Results.NotRequested.
 //
+// With Evaluator.Topics (ReadTopics: hand-written topic terms per
+// request) one more measure, independent of the judge: on-topic sentences
+// = sentences containing one of the request's topic terms / sentences,
+// averaged over the requests that have terms (see TopicTerm for the
+// matching rule).
+//
 // Every verdict is kept: ReportResult.Coverage is the nugget × sentence
 // matrix, each CitationResult the evidence judged and the verdict, so a
 // page can show which sentence covered which nugget and why a citation

@@ -42,6 +42,10 @@ type Evaluator struct {
 	// Progress, when set, is told after each judge call how many of the
 	// report's calls are done. Calls are serialised.
 	Progress func(requestID string, done, total int)
+	// Topics, when set, adds the on-topic sentences measure (Topics.Mark)
+	// to every report of a request with topic terms. It does not involve
+	// the judge.
+	Topics *Topics
 }
 
 // Metrics are the report metrics of DESIGN §7. Every ratio is 0 when its
@@ -61,6 +65,10 @@ type Metrics struct {
 	RelevantSentences float64 `json:"relevant_sentences"`
 	// CitationSupport = supported citations / citations.
 	CitationSupport float64 `json:"citation_support"`
+	// OnTopicSentences = sentences containing one of the request's topic
+	// terms / sentences (see Topics). It is nil, and left out of the JSON,
+	// unless the evaluator has topics and the request has topic terms.
+	OnTopicSentences *float64 `json:"on_topic_sentences,omitempty"`
 }
 
 // Counts are the numerators and denominators of the metrics.
@@ -77,6 +85,10 @@ type Counts struct {
 	Supported         int `json:"supported_citations"`
 	// Undecided counts verdicts the judge could not give (see Evaluator).
 	Undecided int `json:"undecided"`
+	// OnTopicSentences counts sentences containing a topic term; nil as
+	// Metrics.OnTopicSentences is. In Results.Totals it adds up the
+	// requests that have topic terms.
+	OnTopicSentences *int `json:"on_topic_sentences,omitempty"`
 }
 
 func (c *Counts) add(o Counts) {
@@ -90,6 +102,13 @@ func (c *Counts) add(o Counts) {
 	c.Citations += o.Citations
 	c.Supported += o.Supported
 	c.Undecided += o.Undecided
+	if o.OnTopicSentences != nil {
+		n := *o.OnTopicSentences
+		if c.OnTopicSentences != nil {
+			n += *c.OnTopicSentences
+		}
+		c.OnTopicSentences = &n
+	}
 }
 
 // metrics computes the ratios, 0 for a zero denominator.
@@ -134,6 +153,12 @@ type SentenceResult struct {
 	// Citations are the sentence's distinct citations in report order
 	// (a document cited twice by one sentence is judged once).
 	Citations []CitationResult `json:"citations"`
+	// OnTopic says whether the sentence contains one of its request's
+	// topic terms, and TopicTerm which (the first in file order). OnTopic
+	// is nil, and both are left out of the JSON, when on-topic sentences
+	// are not measured for the request.
+	OnTopic   *bool  `json:"on_topic,omitempty"`
+	TopicTerm string `json:"topic_term,omitempty"`
 }
 
 // CitationResult is the verdict on one citation of a sentence.
@@ -170,7 +195,9 @@ type Results struct {
 	Requests []ReportResult `json:"requests"`
 	// Mean averages each metric over Requests (a missing report counting
 	// 0), except VitalRecall, which averages over the VitalRequests
-	// requests that have a vital nugget (0 when none has).
+	// requests that have a vital nugget (0 when none has), and
+	// OnTopicSentences, which averages over the requests with topic terms
+	// (see TopicSummary).
 	Mean          Metrics `json:"mean"`
 	VitalRequests int     `json:"vital_requests"`
 	// Totals adds up the counts of all Requests.
@@ -186,6 +213,22 @@ type Results struct {
 	// the request ids Evaluate was given. They are not scored. It is empty
 	// (and left out of the JSON) when no request ids were given.
 	NotRequested []string `json:"not_requested,omitempty"`
+	// Topics says how on-topic sentences were averaged; nil (and left out
+	// of the JSON) when the evaluator has no topics.
+	Topics *TopicSummary `json:"topics,omitempty"`
+}
+
+// TopicSummary accounts for the on-topic sentences measure over a set of
+// requests. Mean.OnTopicSentences averages over the Requests scored
+// requests that have topic terms; it is nil when none has.
+type TopicSummary struct {
+	Requests int `json:"requests"`
+	// NoTopics lists the scored requests without topic terms (not
+	// averaged for the measure).
+	NoTopics []string `json:"no_topics"`
+	// Unused lists the requests with topic terms that were not scored
+	// (their terms are ignored).
+	Unused []string `json:"unused"`
 }
 
 // Evaluate scores reports (by request id) against gold nuggets.
@@ -230,7 +273,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 	}
 
 	var sum Metrics
-	var vitalSum float64
+	var vitalSum, topicSum float64
+	if e.Topics != nil {
+		res.Topics = &TopicSummary{NoTopics: []string{}, Unused: []string{}}
+	}
 	for _, id := range RequestIDs(gold) {
 		if asked != nil && !asked[id] {
 			res.NotRequested = append(res.NotRequested, id)
@@ -245,6 +291,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 			}
 		} else {
 			rr = missingResult(id, e.Judge.Name(), byReq[id])
+			e.Topics.Mark(&rr)
 			res.Missing = append(res.Missing, id)
 		}
 		res.Requests = append(res.Requests, rr)
@@ -259,6 +306,13 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 			res.VitalRequests++
 			vitalSum += m.VitalRecall
 		}
+		switch {
+		case m.OnTopicSentences != nil:
+			res.Topics.Requests++
+			topicSum += *m.OnTopicSentences
+		case res.Topics != nil:
+			res.Topics.NoTopics = append(res.Topics.NoTopics, id)
+		}
 	}
 	if n := float64(len(res.Requests)); n > 0 {
 		res.Mean = Metrics{
@@ -271,6 +325,21 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 	}
 	if res.VitalRequests > 0 {
 		res.Mean.VitalRecall = vitalSum / float64(res.VitalRequests)
+	}
+	if res.Topics != nil {
+		if res.Topics.Requests > 0 {
+			mean := topicSum / float64(res.Topics.Requests)
+			res.Mean.OnTopicSentences = &mean
+		}
+		scored := map[string]bool{}
+		for _, rr := range res.Requests {
+			scored[rr.RequestID] = true
+		}
+		for _, id := range e.Topics.RequestIDs() {
+			if !scored[id] {
+				res.Topics.Unused = append(res.Topics.Unused, id)
+			}
+		}
 	}
 	return res, nil
 }
@@ -405,6 +474,7 @@ func (e *Evaluator) EvaluateReport(ctx context.Context, rep export.NeuCLIRReport
 		return ReportResult{}, err
 	}
 	rr.tally()
+	e.Topics.Mark(&rr)
 	return rr, nil
 }
 
