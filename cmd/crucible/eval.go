@@ -173,14 +173,15 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	c.register(fs, env)
 	var m modelFlags
 	m.register(fs, env)
-	requests := fs.String("requests", "", "JSON Lines `file` of the requests the reports answer (ids without gold nuggets are listed, not scored)")
+	requests := fs.String("requests", "", "JSON Lines `file` of the requests the reports answer: only these are scored (ids without gold nuggets, and gold requests not in it, are listed, not scored)")
 	nuggetsPath := fs.String("nuggets", "", "JSON Lines gold nuggets `file`: {\"request_id\",\"nugget_id\",\"question\",\"answers\":[...],\"importance\"} or claims with \"text\"")
 	reportsDir := fs.String("reports", "", "`folder` of NeuCLIR JSON reports (as crucible report writes them)")
+	topicsPath := fs.String("topics", "", "JSON Lines `file` of topic terms per request, {\"request_id\",\"terms\":[...]}: adds the share of on-topic sentences (docs/evaluation.md)")
 	judgeName := fs.String("judge", "offline", "judge: offline (answer matching, content-word overlap) or model (yes/no prompts to the model endpoint)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	details := fs.Bool("details", false, "also print, per request, which sentence covered which nugget and each citation's verdict")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR [--judge offline|model] [--json]")
+		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR [--topics FILE] [--judge offline|model] [--json]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -198,7 +199,13 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	if err != nil {
 		return err
 	}
-	var ids []string
+	var topics *judge.Topics
+	if *topicsPath != "" {
+		if topics, err = judge.ReadTopicsFile(*topicsPath); err != nil {
+			return err
+		}
+	}
+	var ids []string // nil: score every request with gold nuggets
 	if *requests != "" {
 		if ids, err = requestIDs(ctx, *requests, stderr); err != nil {
 			return err
@@ -229,7 +236,7 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	default:
 		return fmt.Errorf("%w: unknown --judge %q (offline or model)", errUsage, *judgeName)
 	}
-	ev := &judge.Evaluator{Judge: j, Source: a.db}
+	ev := &judge.Evaluator{Judge: j, Source: a.db, Topics: topics}
 	res, err := ev.Evaluate(ctx, gold, reports, ids)
 	if err != nil {
 		return err
@@ -252,13 +259,19 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	}
 	printLeftOut(stderr, "requests with gold nuggets but no report (scored 0)", res.Missing, false)
 	printLeftOut(stderr, "requests without gold nuggets (not scored)", res.Unjudged, false)
+	printLeftOut(stderr, "requests with gold nuggets but not in --requests (not scored)", res.NotRequested, false)
+	if tp := res.Topics; tp != nil {
+		printLeftOut(stderr, "scored requests without topic terms (on-topic not averaged)", tp.NoTopics, false)
+		printLeftOut(stderr, "requests in --topics that were not scored (terms ignored)", tp.Unused, false)
+	}
 	return nil
 }
 
 // requestIDs reads the request ids of a requests file, reporting bad
-// lines by FILE:LINE.
+// lines by FILE:LINE. The list is not nil, even for a file without
+// requests.
 func requestIDs(ctx context.Context, path string, stderr io.Writer) ([]string, error) {
-	var ids []string
+	ids := []string{}
 	_, bad, err := eachLine(ctx, path, stderr, func(raw []byte) error {
 		var l struct {
 			RequestID json.RawMessage `json:"request_id"`

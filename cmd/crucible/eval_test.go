@@ -108,7 +108,8 @@ func TestEvalReports(t *testing.T) {
 	ab, _ := json.Marshal(answer)
 	gold := writeTestFile(t, dir, "gold.jsonl",
 		`{"request_id":"e-1","nugget_id":"g1","question":"q?","answers":[`+string(ab)+`],"importance":"vital"}`+"\n"+
-			`{"request_id":"e-1","nugget_id":"g2","question":"q2?","answers":["zzyzx quux"]}`+"\n")
+			`{"request_id":"e-1","nugget_id":"g2","question":"q2?","answers":["zzyzx quux"]}`+"\n"+
+			`{"request_id":"e-9","nugget_id":"g1","question":"q?","answers":["not in the requests file"]}`+"\n")
 	stdout, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--requests", reqs, "--nuggets", gold, "--reports", out, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -122,7 +123,11 @@ func TestEvalReports(t *testing.T) {
 				CitationSupport float64 `json:"citation_support"`
 			} `json:"metrics"`
 		} `json:"requests"`
-		Unjudged []string `json:"unjudged"`
+		Mean struct {
+			CitationSupport float64 `json:"citation_support"`
+		} `json:"mean"`
+		Unjudged     []string `json:"unjudged"`
+		NotRequested []string `json:"not_requested"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
@@ -137,6 +142,16 @@ func TestEvalReports(t *testing.T) {
 	}
 	if strings.Join(res.Unjudged, ",") != "e-2" {
 		t.Errorf("unjudged %v, want [e-2]", res.Unjudged)
+	}
+	// e-9 has gold nuggets but is not in the requests file: it is not
+	// scored, so it does not average a 0 into the mean.
+	if strings.Join(res.NotRequested, ",") != "e-9" || res.Mean.CitationSupport != 1 {
+		t.Errorf("not requested %v, mean support %v; want [e-9] and 1", res.NotRequested, res.Mean.CitationSupport)
+	}
+	stdout, stderr, code = runCmd(t, "eval", "reports", "--data", data, "--requests", reqs, "--nuggets", gold, "--reports", out)
+	if code != 0 || !strings.Contains(stdout, "mean (1)") ||
+		!strings.Contains(stderr, "1 requests with gold nuggets but not in --requests (not scored): e-9") {
+		t.Errorf("--requests table: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	stdout, stderr, code = runCmd(t, "eval", "reports", "--data", data, "--nuggets", gold, "--reports", out, "--details")
 	if code != 0 || !strings.Contains(stdout, "nugget recall 0.500 (1/2)") {
@@ -221,5 +236,93 @@ func TestEvalReportsModelJudge(t *testing.T) {
 	}
 	if again := ep.calls.Load() - first; again != 0 {
 		t.Errorf("second run made %d model calls; every judgement should come from the cache", again)
+	}
+}
+
+func TestEvalReportsTopics(t *testing.T) {
+	data, out, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	reqs := writeTestFile(t, dir, "requests.jsonl",
+		`{"request_id":"t-1","title":"Tariffs"}`+"\n"+`{"request_id":"t-2","title":"Treaties"}`+"\n")
+	gold := writeTestFile(t, dir, "gold.jsonl",
+		`{"request_id":"t-1","nugget_id":"g1","answers":["McKinley Act"]}`+"\n"+
+			`{"request_id":"t-2","nugget_id":"g1","answers":["Cherokee"]}`+"\n")
+	writeTestFile(t, out, "t-1.json", `{"request_id":"t-1","run_id":"hand","sentences":[
+		{"text":"Congress passed the McKinley Act in 1890.","citations":["d1"]},
+		{"text":"Tariffs on wool rose.","citations":[]},
+		{"text":"Revenue from customs\nduties fell.","citations":[]},
+		{"text":"The Navy built new ships.","citations":[]}]}`)
+	writeTestFile(t, out, "t-2.json", `{"request_id":"t-2","sentences":[{"text":"The Cherokee treaty.","citations":[]}]}`)
+	topics := writeTestFile(t, dir, "topics.jsonl",
+		`{"request_id":"t-1","terms":["tariff*","customs duties","McKinley Act"]}`+"\n"+
+			`{"request_id":"t-9","terms":["never scored"]}`+"\n")
+	args := []string{"eval", "reports", "--data", data, "--requests", reqs, "--nuggets", gold, "--reports", out, "--topics", topics}
+
+	stdout, stderr, code := runCmd(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var res struct {
+		Mean     map[string]float64 `json:"mean"`
+		Requests []struct {
+			RequestID string             `json:"request_id"`
+			Metrics   map[string]float64 `json:"metrics"`
+			Sentences []struct {
+				OnTopic   *bool  `json:"on_topic"`
+				TopicTerm string `json:"topic_term"`
+			} `json:"sentences"`
+		} `json:"requests"`
+		Topics struct {
+			Requests int      `json:"requests"`
+			NoTopics []string `json:"no_topics"`
+			Unused   []string `json:"unused"`
+		} `json:"topics"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.Requests) != 2 {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	// t-1: sentences 1-3 hold a term (McKinley Act, tariff*, customs
+	// duties across a line end), the fourth none: 3/4. t-2 has no terms.
+	if got := res.Requests[0].Metrics["on_topic_sentences"]; got != 0.75 {
+		t.Errorf("t-1 on-topic %v, want 0.75", got)
+	}
+	var terms []string
+	for _, s := range res.Requests[0].Sentences {
+		if s.OnTopic == nil {
+			t.Fatalf("t-1 sentence without on_topic: %s", stdout)
+		}
+		terms = append(terms, fmt.Sprintf("%t:%s", *s.OnTopic, s.TopicTerm))
+	}
+	if got := strings.Join(terms, ","); got != "true:McKinley Act,true:tariff*,true:customs duties,false:" {
+		t.Errorf("t-1 sentences: %s", got)
+	}
+	if _, ok := res.Requests[1].Metrics["on_topic_sentences"]; ok || res.Requests[1].Sentences[0].OnTopic != nil {
+		t.Errorf("t-2 has no terms but was measured: %s", stdout)
+	}
+	if res.Mean["on_topic_sentences"] != 0.75 || res.Topics.Requests != 1 ||
+		strings.Join(res.Topics.NoTopics, ",") != "t-2" || strings.Join(res.Topics.Unused, ",") != "t-9" {
+		t.Errorf("mean %v, topics %+v", res.Mean, res.Topics)
+	}
+
+	stdout, stderr, code = runCmd(t, args...)
+	if code != 0 || !strings.Contains(stdout, "on-topic\n") || !strings.Contains(stdout, "0.750\n") ||
+		!strings.Contains(stderr, "1 scored requests without topic terms (on-topic not averaged): t-2") ||
+		!strings.Contains(stderr, "1 requests in --topics that were not scored (terms ignored): t-9") {
+		t.Errorf("table: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	// Without --topics the output has no trace of the measure.
+	stdout, _, code = runCmd(t, args[:len(args)-2]...)
+	if code != 0 || strings.Contains(stdout, "on-topic") {
+		t.Errorf("without --topics: exit %d\n%s", code, stdout)
+	}
+	stdout, _, code = runCmd(t, append(args[:len(args)-2:len(args)-2], "--json")...)
+	if code != 0 || strings.Contains(stdout, "on_topic") || strings.Contains(stdout, `"topics"`) {
+		t.Errorf("without --topics, --json: exit %d\n%s", code, stdout)
+	}
+
+	bad := writeTestFile(t, dir, "bad.jsonl", `{"request_id":"t-1","terms":["tariff*"]}`+"\n"+`{"request_id":"t-2","terms":["*"]}`+"\n")
+	_, stderr, code = runCmd(t, append(args[:len(args)-2:len(args)-2], "--topics", bad)...)
+	if code != 1 || !strings.Contains(stderr, bad+`:2: request "t-2": terms[0] is only "*"`) {
+		t.Errorf("malformed topics: exit %d, %s", code, stderr)
 	}
 }

@@ -26,10 +26,19 @@
 //
 // A ratio whose denominator is 0 is 0: a report with no sentences scores 0
 // everywhere and does not fail. Over a set of reports each metric is the
-// mean over the requests that have gold nuggets, a request without a report
-// scoring 0 (and listed in Results.Missing); vital recall is averaged over
-// the requests that have a vital nugget. Reports of requests without gold
-// nuggets are listed in Results.Unjudged and not scored.
+// mean over the requests scored — those that have gold nuggets, restricted
+// to the requests asked for when Evaluate is given request ids — a request
+// without a report scoring 0 (and listed in Results.Missing); vital recall
+// is averaged over the requests that have a vital nugget. Reports of
+// requests without gold nuggets are listed in Results.Unjudged and not
+// scored; requests with gold nuggets that were not asked for are listed in
+// Results.NotRequested.
+//
+// With Evaluator.Topics (ReadTopics: hand-written topic terms per
+// request) one more measure, independent of the judge: on-topic sentences
+// = sentences containing one of the request's topic terms / sentences,
+// averaged over the requests that have terms (see TopicTerm for the
+// matching rule).
 //
 // Every verdict is kept: ReportResult.Coverage is the nugget × sentence
 // matrix, each CitationResult the evidence judged and the verdict, so a

@@ -43,6 +43,10 @@ type Evaluator struct {
 	// Progress, when set, is told after each judge call how many of the
 	// report's calls are done. Calls are serialised.
 	Progress func(requestID string, done, total int)
+	// Topics, when set, adds the on-topic sentences measure (Topics.Mark)
+	// to every report of a request with topic terms. It does not involve
+	// the judge.
+	Topics *Topics
 }
 
 // Metrics are the report metrics of DESIGN §7. Every ratio is 0 when its
@@ -62,6 +66,10 @@ type Metrics struct {
 	RelevantSentences float64 `json:"relevant_sentences"`
 	// CitationSupport = supported citations / citations.
 	CitationSupport float64 `json:"citation_support"`
+	// OnTopicSentences = sentences containing one of the request's topic
+	// terms / sentences (see Topics). It is nil, and left out of the JSON,
+	// unless the evaluator has topics and the request has topic terms.
+	OnTopicSentences *float64 `json:"on_topic_sentences,omitempty"`
 }
 
 // Counts are the numerators and denominators of the metrics.
@@ -78,6 +86,10 @@ type Counts struct {
 	Supported         int `json:"supported_citations"`
 	// Undecided counts verdicts the judge could not give (see Evaluator).
 	Undecided int `json:"undecided"`
+	// OnTopicSentences counts sentences containing a topic term; nil as
+	// Metrics.OnTopicSentences is. In Results.Totals it adds up the
+	// requests that have topic terms.
+	OnTopicSentences *int `json:"on_topic_sentences,omitempty"`
 }
 
 func (c *Counts) add(o Counts) {
@@ -91,6 +103,13 @@ func (c *Counts) add(o Counts) {
 	c.Citations += o.Citations
 	c.Supported += o.Supported
 	c.Undecided += o.Undecided
+	if o.OnTopicSentences != nil {
+		n := *o.OnTopicSentences
+		if c.OnTopicSentences != nil {
+			n += *c.OnTopicSentences
+		}
+		c.OnTopicSentences = &n
+	}
 }
 
 // metrics computes the ratios, 0 for a zero denominator.
@@ -135,6 +154,12 @@ type SentenceResult struct {
 	// Citations are the sentence's distinct citations in report order
 	// (a document cited twice by one sentence is judged once).
 	Citations []CitationResult `json:"citations"`
+	// OnTopic says whether the sentence contains one of its request's
+	// topic terms, and TopicTerm which (the first in file order). OnTopic
+	// is nil, and both are left out of the JSON, when on-topic sentences
+	// are not measured for the request.
+	OnTopic   *bool  `json:"on_topic,omitempty"`
+	TopicTerm string `json:"topic_term,omitempty"`
 }
 
 // CitationResult is the verdict on one citation of a sentence.
@@ -164,12 +189,16 @@ type ReportResult struct {
 // Results are the evaluation of a set of reports.
 type Results struct {
 	Judge string `json:"judge"`
-	// Requests are the requests with gold nuggets, by request id (byte
-	// order); a request without a report is there with Missing set.
+	// Requests are the requests scored, by request id (byte order): those
+	// with gold nuggets, or, when Evaluate is given request ids, those of
+	// them with gold nuggets. A request without a report is there with
+	// Missing set.
 	Requests []ReportResult `json:"requests"`
 	// Mean averages each metric over Requests (a missing report counting
 	// 0), except VitalRecall, which averages over the VitalRequests
-	// requests that have a vital nugget (0 when none has).
+	// requests that have a vital nugget (0 when none has), and
+	// OnTopicSentences, which averages over the requests with topic terms
+	// (see TopicSummary).
 	Mean          Metrics `json:"mean"`
 	VitalRequests int     `json:"vital_requests"`
 	// Totals adds up the counts of all Requests.
@@ -181,13 +210,39 @@ type Results struct {
 	// undefined. Use Evaluator.EvaluateReport for such a report's
 	// citation support.
 	Unjudged []string `json:"unjudged"`
+	// NotRequested lists the requests with gold nuggets that are not among
+	// the request ids Evaluate was given. They are not scored. It is empty
+	// (and left out of the JSON) when no request ids were given.
+	NotRequested []string `json:"not_requested,omitempty"`
+	// Topics says how on-topic sentences were averaged; nil (and left out
+	// of the JSON) when the evaluator has no topics.
+	Topics *TopicSummary `json:"topics,omitempty"`
 }
 
-// Evaluate scores reports (by request id) against gold nuggets. The
-// requests scored are those with gold nuggets; requestIDs, typically the
-// ids of a requests file, are checked too: one without gold nuggets is
-// listed in Unjudged. Requests are evaluated one after another, each
-// report's judge calls concurrently.
+// TopicSummary accounts for the on-topic sentences measure over a set of
+// requests. Mean.OnTopicSentences averages over the Requests scored
+// requests that have topic terms; it is nil when none has.
+type TopicSummary struct {
+	Requests int `json:"requests"`
+	// NoTopics lists the scored requests without topic terms (not
+	// averaged for the measure).
+	NoTopics []string `json:"no_topics"`
+	// Unused lists the requests with topic terms that were not scored
+	// (their terms are ignored).
+	Unused []string `json:"unused"`
+}
+
+// Evaluate scores reports (by request id) against gold nuggets.
+//
+// requestIDs, typically the ids of a requests file, choose the requests
+// scored: when it is nil every request with gold nuggets is scored; when
+// it is not nil (even empty) only the requests it lists that have gold
+// nuggets are, the other requests with gold nuggets are listed in
+// NotRequested, and those it lists without gold nuggets in Unjudged. A
+// scored request without a report scores 0 and is listed in Missing.
+// Reports of requests without gold nuggets are listed in Unjudged too.
+// Requests are evaluated one after another, each report's judge calls
+// concurrently.
 func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[string]export.NeuCLIRReport, requestIDs []string) (Results, error) {
 	if err := e.check(); err != nil {
 		return Results{}, err
@@ -210,9 +265,24 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 	}
 	sort.Strings(res.Unjudged)
 
+	var asked map[string]bool
+	if requestIDs != nil {
+		asked = make(map[string]bool, len(requestIDs))
+		for _, id := range requestIDs {
+			asked[id] = true
+		}
+	}
+
 	var sum Metrics
-	var vitalSum float64
+	var vitalSum, topicSum float64
+	if e.Topics != nil {
+		res.Topics = &TopicSummary{NoTopics: []string{}, Unused: []string{}}
+	}
 	for _, id := range RequestIDs(gold) {
+		if asked != nil && !asked[id] {
+			res.NotRequested = append(res.NotRequested, id)
+			continue
+		}
 		rep, ok := reports[id]
 		var rr ReportResult
 		if ok {
@@ -222,6 +292,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 			}
 		} else {
 			rr = missingResult(id, e.Judge.Name(), byReq[id])
+			e.Topics.Mark(&rr)
 			res.Missing = append(res.Missing, id)
 		}
 		res.Requests = append(res.Requests, rr)
@@ -236,6 +307,13 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 			res.VitalRequests++
 			vitalSum += m.VitalRecall
 		}
+		switch {
+		case m.OnTopicSentences != nil:
+			res.Topics.Requests++
+			topicSum += *m.OnTopicSentences
+		case res.Topics != nil:
+			res.Topics.NoTopics = append(res.Topics.NoTopics, id)
+		}
 	}
 	if n := float64(len(res.Requests)); n > 0 {
 		res.Mean = Metrics{
@@ -248,6 +326,21 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 	}
 	if res.VitalRequests > 0 {
 		res.Mean.VitalRecall = vitalSum / float64(res.VitalRequests)
+	}
+	if res.Topics != nil {
+		if res.Topics.Requests > 0 {
+			mean := topicSum / float64(res.Topics.Requests)
+			res.Mean.OnTopicSentences = &mean
+		}
+		scored := map[string]bool{}
+		for _, rr := range res.Requests {
+			scored[rr.RequestID] = true
+		}
+		for _, id := range e.Topics.RequestIDs() {
+			if !scored[id] {
+				res.Topics.Unused = append(res.Topics.Unused, id)
+			}
+		}
 	}
 	return res, nil
 }
@@ -382,6 +475,7 @@ func (e *Evaluator) EvaluateReport(ctx context.Context, rep export.NeuCLIRReport
 		return ReportResult{}, err
 	}
 	rr.tally()
+	e.Topics.Mark(&rr)
 	return rr, nil
 }
 

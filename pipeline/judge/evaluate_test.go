@@ -372,7 +372,7 @@ func TestEvaluate(t *testing.T) {
 		"r1": testReport(),
 		"r3": {RequestID: "r3", Sentences: []export.NeuCLIRSentence{}},
 	}
-	got, err := (&Evaluator{Judge: Offline{}, Source: testSource()}).Evaluate(context.Background(), gold, reports, []string{"r1", "r4"})
+	got, err := (&Evaluator{Judge: Offline{}, Source: testSource()}).Evaluate(context.Background(), gold, reports, []string{"r1", "r2", "r4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,6 +409,59 @@ func TestEvaluate(t *testing.T) {
 	miss := got.Requests[1]
 	if len(miss.Nuggets) != 1 || miss.Nuggets[0].Covered || miss.Counts.Nuggets != 1 || len(miss.Coverage) != 1 {
 		t.Errorf("missing report result = %+v", miss)
+	}
+}
+
+func TestEvaluateRequestIDs(t *testing.T) {
+	gold := append(testGold(), Nugget{RequestID: "r2", ID: "m1", Answers: []string{"x"}, Importance: Okay})
+	reports := map[string]export.NeuCLIRReport{"r1": testReport()}
+	e := &Evaluator{Judge: Offline{}, Source: testSource()}
+
+	// Only r1 is asked for: r2 (gold nuggets, no report) is not scored, so
+	// it does not pull the means down with zeros.
+	got, err := e.Evaluate(context.Background(), gold, reports, []string{"r1", "r1", "r5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Requests) != 1 || got.Requests[0].RequestID != "r1" {
+		t.Fatalf("requests = %+v", got.Requests)
+	}
+	if got.Mean != got.Requests[0].Metrics || got.Mean.CitationSupport != 0.6 {
+		t.Errorf("mean %+v, want r1's metrics %+v", got.Mean, got.Requests[0].Metrics)
+	}
+	if got.Totals.Nuggets != 4 {
+		t.Errorf("totals count r2's nuggets: %+v", got.Totals)
+	}
+	if diff := cmp.Diff([]string{"r2"}, got.NotRequested); diff != "" {
+		t.Errorf("not requested (-want +got):\n%s", diff)
+	}
+	if len(got.Missing) != 0 || !cmp.Equal([]string{"r5"}, got.Unjudged) {
+		t.Errorf("missing %v, unjudged %v; want none and [r5]", got.Missing, got.Unjudged)
+	}
+	var table strings.Builder
+	if err := WriteTable(&table, got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "gold nuggets but not requested (not scored): r2\n") || !strings.Contains(table.String(), "mean (1)") {
+		t.Errorf("table:\n%s", table.String())
+	}
+
+	// Without request ids every request with gold nuggets is scored.
+	got, err = e.Evaluate(context.Background(), gold, reports, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Requests) != 2 || got.NotRequested != nil || got.Mean.CitationSupport != 0.3 {
+		t.Errorf("nil request ids: %d requests, not requested %v, support %v", len(got.Requests), got.NotRequested, got.Mean.CitationSupport)
+	}
+
+	// An empty list asks for nothing.
+	got, err = e.Evaluate(context.Background(), gold, reports, []string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Requests) != 0 || !cmp.Equal([]string{"r1", "r2"}, got.NotRequested) {
+		t.Errorf("empty request ids: requests %+v, not requested %v", got.Requests, got.NotRequested)
 	}
 }
 

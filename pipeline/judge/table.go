@@ -19,25 +19,34 @@ func (m Metrics) row() []float64 {
 // (its sentence, nugget and citation counts, then nugget recall, vital
 // nugget recall, nugget density, sentence novelty, relevant sentences and
 // citation support to three decimals), a "mean" row, and lines naming the
-// judge and listing the missing and unjudged requests. A missing report's
-// row says "missing"; a request without vital nuggets shows "-" for vital
-// recall, as does the mean when no request has one.
+// judge and listing the missing, unjudged and not requested requests. A
+// missing report's row says "missing"; a request without vital nuggets
+// shows "-" for vital recall, as does the mean when no request has one.
+//
+// When on-topic sentences were measured (r.Topics is set) a last column,
+// "on-topic", gives them, "-" for a request without topic terms (and for
+// the mean when no request has any), and lines list the requests without
+// topic terms and the unused ones.
 func WriteTable(w io.Writer, r Results) error {
 	bw := bufio.NewWriter(w)
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "request\tsentences\tnuggets\tcitations\t%s\n", strings.Join(tableColumns, "\t"))
+	head := strings.Join(tableColumns, "\t")
+	if r.Topics != nil {
+		head += "\ton-topic"
+	}
+	fmt.Fprintf(tw, "request\tsentences\tnuggets\tcitations\t%s\n", head)
 	for _, rr := range r.Requests {
 		c := rr.Counts
 		sentences := fmt.Sprint(c.Sentences)
 		if rr.Missing {
 			sentences = "missing"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d/%d\t%s\n", rr.RequestID, sentences, c.Covered, c.Nuggets,
-			c.Supported, c.Citations, formatRow(rr.Metrics, c.VitalNuggets > 0))
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d/%d\t%s%s\n", rr.RequestID, sentences, c.Covered, c.Nuggets,
+			c.Supported, c.Citations, formatRow(rr.Metrics, c.VitalNuggets > 0), topicCell(r, rr.Metrics))
 	}
 	t := r.Totals
-	fmt.Fprintf(tw, "mean (%d)\t%d\t%d/%d\t%d/%d\t%s\n", len(r.Requests), t.Sentences, t.Covered, t.Nuggets,
-		t.Supported, t.Citations, formatRow(r.Mean, r.VitalRequests > 0))
+	fmt.Fprintf(tw, "mean (%d)\t%d\t%d/%d\t%d/%d\t%s%s\n", len(r.Requests), t.Sentences, t.Covered, t.Nuggets,
+		t.Supported, t.Citations, formatRow(r.Mean, r.VitalRequests > 0), topicCell(r, r.Mean))
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write evaluation table: %w", err)
 	}
@@ -54,10 +63,36 @@ func WriteTable(w io.Writer, r Results) error {
 	if len(r.Unjudged) > 0 {
 		fmt.Fprintf(bw, "no gold nuggets (not scored): %s\n", strings.Join(r.Unjudged, ", "))
 	}
+	if len(r.NotRequested) > 0 {
+		fmt.Fprintf(bw, "gold nuggets but not requested (not scored): %s\n", strings.Join(r.NotRequested, ", "))
+	}
+	if tp := r.Topics; tp != nil {
+		if tp.Requests < len(r.Requests) {
+			fmt.Fprintf(bw, "on-topic averaged over the %d of %d requests with topic terms\n", tp.Requests, len(r.Requests))
+		}
+		if len(tp.NoTopics) > 0 {
+			fmt.Fprintf(bw, "no topic terms (on-topic not averaged): %s\n", strings.Join(tp.NoTopics, ", "))
+		}
+		if len(tp.Unused) > 0 {
+			fmt.Fprintf(bw, "topic terms of requests not scored (ignored): %s\n", strings.Join(tp.Unused, ", "))
+		}
+	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write evaluation table: %w", err)
 	}
 	return nil
+}
+
+// topicCell is the on-topic cell of a table row, with its leading tab;
+// empty when on-topic sentences were not measured.
+func topicCell(r Results, m Metrics) string {
+	switch {
+	case r.Topics == nil:
+		return ""
+	case m.OnTopicSentences == nil:
+		return "\t-"
+	}
+	return fmt.Sprintf("\t%.3f", *m.OnTopicSentences)
 }
 
 func formatRow(m Metrics, hasVital bool) string {
@@ -76,7 +111,9 @@ func formatRow(m Metrics, hasVital bool) string {
 // the nugget × sentence coverage grid ("x" covered, "?" undecided, "."
 // not; sentences numbered from 1; vital nuggets starred), the nuggets with
 // the sentences covering them, and each sentence with its citations'
-// verdicts.
+// verdicts. When on-topic sentences were measured, their share follows
+// citation support and each sentence says whether it is on topic, and by
+// which term.
 func WriteReport(w io.Writer, rr ReportResult) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "request %s", rr.RequestID)
@@ -95,6 +132,9 @@ func WriteReport(w io.Writer, rr ReportResult) error {
 	fmt.Fprintf(bw, "\nnugget density %.3f, sentence novelty %.3f (%d/%d), relevant sentences %.3f (%d/%d)\n",
 		m.NuggetDensity, m.SentenceNovelty, c.NovelSentences, c.Sentences, m.RelevantSentences, c.RelevantSentences, c.Sentences)
 	fmt.Fprintf(bw, "citation support %.3f (%d/%d)\n", m.CitationSupport, c.Supported, c.Citations)
+	if m.OnTopicSentences != nil && c.OnTopicSentences != nil {
+		fmt.Fprintf(bw, "on-topic sentences %.3f (%d/%d)\n", *m.OnTopicSentences, *c.OnTopicSentences, c.Sentences)
+	}
 	if c.Undecided > 0 {
 		fmt.Fprintf(bw, "undecided verdicts (counted as no): %d\n", c.Undecided)
 	}
@@ -134,6 +174,13 @@ func WriteReport(w io.Writer, rr ReportResult) error {
 	}
 	for _, s := range rr.Sentences {
 		fmt.Fprintf(bw, "\n%d. %s\n", s.Index+1, oneLine(s.Text))
+		switch {
+		case s.OnTopic == nil:
+		case *s.OnTopic:
+			fmt.Fprintf(bw, "   on topic: %q\n", s.TopicTerm)
+		default:
+			bw.WriteString("   off topic\n")
+		}
 		for _, cit := range s.Citations {
 			verdict := "unsupported"
 			switch {
