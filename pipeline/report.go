@@ -85,6 +85,24 @@ func (r Request) Validate() error {
 	return fe
 }
 
+// RequestWords are the words report requests use to say what they want
+// rather than what it is about ("describe", "trace", "the annual
+// messages", "name the commanders"): they name no subject.
+const RequestWords = "describe described describes description discuss discussed discusses discussion explain explained " +
+	"explains explanation identify find information info document documents report reports reporting mention " +
+	"mentioned mentions say says said statement statements relevant regarding concerning related relate relates " +
+	"example examples list provide provided details detail aspects aspect know want wants interested interest " +
+	"looking look learn understand overview summary summarize include includes including particular particularly " +
+	"specific specifically various different kind kinds type types way ways question questions answer answers " +
+	"propose proposed proposes proposal proposals " +
+	"trace traces traced cover covers covering covered figure figures name names named single singled account " +
+	"accounts tell told show shows shown outline assess compare note notes highlight key main feature features " +
+	"event events " +
+	"annual message messages address addresses speech speeches " +
+	// In requests about addresses and statements, "presidents" names the
+	// speakers rather than the subject.
+	"president presidents presidential"
+
 // Query is the retrieval query of the request: its title and problem
 // statement (the background is context for the model, not for BM25).
 func (r Request) Query() string {

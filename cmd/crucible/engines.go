@@ -71,6 +71,16 @@ func (a indexAnalyzer) TermStats(terms []string) (offline.TermStats, bool) {
 	return c.(*statsCache).get(a.ix, terms)
 }
 
+// docFreq gives the report pipeline the index's passage statistics
+// (crucible.DocFreq), through the same cache as the offline engine.
+func (a *app) docFreq(_ context.Context, terms []string) (int, map[string]int, error) {
+	st, ok := indexAnalyzer{a.index}.TermStats(terms)
+	if !ok {
+		return 0, nil, nil
+	}
+	return st.Units, st.DocFreq, nil
+}
+
 // statsCaches holds a statsCache per open index (*index.Index).
 var statsCaches sync.Map
 
@@ -131,6 +141,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		return &crucible.Engine{
 			Searcher: a.searcher(), Store: a.db, Model: model,
 			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Sentences: index.Sentences, Name: label,
+			DocFreq:     a.docFreq,
 			NewReranker: a.rerankerFor(model),
 		}
 	}

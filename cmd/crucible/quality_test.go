@@ -170,8 +170,16 @@ func TestOfflineQuality(t *testing.T) {
 				t.Errorf("%s: citation %+v outside its passage (%v)", req.ID, s.Citation, err)
 				continue
 			}
-			if span := d.Text[s.Citation.Start:s.Citation.End]; !strings.Contains(normText(span), strings.TrimSpace(normText(s.Text))) {
-				t.Errorf("%s: sentence %q not found in its cited span %q", req.ID, s.Text, span)
+			// What the sentence quotes or reports is in the cited span;
+			// its attribution comes from the document's metadata.
+			lead, body := pipeline.SplitAttribution(s.Text)
+			if span := d.Text[s.Citation.Start:s.Citation.End]; !strings.Contains(normText(span), strings.TrimSpace(normText(body))) {
+				t.Errorf("%s: sentence %q not found in its cited span %q", req.ID, body, span)
+			}
+			if lead == "" {
+				t.Errorf("%s: sentence %q is not attributed", req.ID, s.Text)
+			} else if author, _ := pipeline.DocumentAuthor(d.Metadata); !strings.Contains(lead, author) || !strings.Contains(lead, d.Metadata["date"]) {
+				t.Errorf("%s: attribution %q does not name %s (%s), the author and date of %s", req.ID, lead, author, d.Metadata["date"], d.ID)
 			}
 			k := a.index.SentenceKey(s.Text)
 			if keys[k] {

@@ -87,6 +87,9 @@ type Engine struct {
 	// Sentences splits text into sentence spans, for the evidence
 	// feature of nugget ranking; nil counts a passage as one sentence.
 	Sentences func(string) []pipeline.Span
+	// DocFreq gives collection statistics, for reading a request's
+	// subject (see subject); nil counts every request term as naming it.
+	DocFreq DocFreq
 	// Name labels the engine in reports ("offline engine" or the model).
 	Name string
 	// NewReranker builds the reranker a report's Settings.Reranker names,
@@ -147,6 +150,9 @@ type run struct {
 	// (nil when it names none or no document is dated in one; see
 	// preferPeriod).
 	inPeriod map[string]bool
+	// subject is what the request is about: a report sentence must speak
+	// of it (see subject and onTopic).
+	subject *subject
 }
 
 // Generate runs the pipeline for one request.
@@ -235,7 +241,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		return pipeline.Report{}, err
 	}
 	r.enter(StageAssemble, 1)
-	sentences := pipeline.Assemble(kept, cands, r.s.SentencesPerNugget, r.req.Limit, r.e.SentenceKey)
+	sentences := pipeline.Assemble(kept, r.onTopic(kept, cands), r.s.SentencesPerNugget, r.req.Limit, r.e.SentenceKey)
 	r.tick(1, 1)
 	return pipeline.Report{
 		Request:   r.req,
@@ -248,6 +254,32 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		Problems:  r.tolerated(),
 	}, nil
 }
+
+// onTopic keeps the candidates that speak of the request's subject: their
+// cited text does (by an anchor, for a document from outside the period
+// the request names; see subject.covers), or the question of the nugget
+// they answer does. The sentence's own words are not asked: its
+// attribution names a speaker, not a subject.
+func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipeline.Candidate {
+	if r.subject.empty() {
+		return cands
+	}
+	question := map[string]bool{}
+	for _, n := range kept {
+		question[n.ID] = r.subject.covers(n.Question, false)
+	}
+	out := make([]pipeline.Candidate, 0, len(cands))
+	for _, c := range cands {
+		if question[c.NuggetID] || r.subject.covers(c.Support, r.outOfPeriod(c.Citation.DocID)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// outOfPeriod reports whether a document is dated outside the periods the
+// request names (or undated) while some retrieved document is in one.
+func (r *run) outOfPeriod(docID string) bool { return r.inPeriod != nil && !r.inPeriod[docID] }
 
 // tolerated returns a copy of the problems the run tolerated.
 func (r *run) tolerated() []string {
@@ -322,6 +354,13 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 		return err
 	}
 	if err := r.preferPeriod(ctx, res.Hits, docs); err != nil {
+		return err
+	}
+	best := make([]string, 0, subjectPassages)
+	for _, h := range res.Hits[:min(len(res.Hits), subjectPassages)] {
+		best = append(best, h.Text)
+	}
+	if r.subject, err = newSubject(ctx, r.req, best, r.e.Terms, r.e.DocFreq); err != nil {
 		return err
 	}
 	seen := map[string]int{}

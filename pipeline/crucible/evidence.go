@@ -31,6 +31,7 @@ const (
 // sentenceInfo is one sentence of a stored passage with its terms.
 type sentenceInfo struct {
 	terms   map[string]bool
+	onTopic bool // speaks of the request's subject
 	figures int
 	rank    int // the passage's rank among the request's best passages; -1 beyond them
 }
@@ -57,6 +58,9 @@ func (r *run) evidence(ctx context.Context, n pipeline.Nugget) (float64, error) 
 	if len(answer) == 0 || len(r.query) == 0 {
 		return 0, nil
 	}
+	// Sentences off the request's subject back no nugget, unless the
+	// nugget's own question speaks of it.
+	onTopicQuestion := r.subject.covers(n.Question, false)
 	best := 0.0
 	for _, id := range n.Sources {
 		sents, err := r.sentencesOf(ctx, id)
@@ -64,7 +68,7 @@ func (r *run) evidence(ctx context.Context, n pipeline.Nugget) (float64, error) 
 			return 0, err
 		}
 		for _, s := range sents {
-			if !holdsAll(s.terms, answer) {
+			if !holdsAll(s.terms, answer) || !s.onTopic && !onTopicQuestion {
 				continue
 			}
 			used := 0
@@ -127,7 +131,7 @@ func (r *run) sentencesOf(ctx context.Context, id string) ([]sentenceInfo, error
 				continue
 			}
 			text := p.Text[sp.Start:sp.End]
-			ss = append(ss, sentenceInfo{terms: r.termSet(text), figures: countFigures(text), rank: rank})
+			ss = append(ss, sentenceInfo{terms: r.termSet(text), onTopic: r.subject.covers(text, r.outOfPeriod(id)), figures: countFigures(text), rank: rank})
 		}
 	}
 	r.dmu.Lock()

@@ -96,16 +96,7 @@ const scaffoldWords = "year date month day decade percentage percent amount numb
 
 // metaWords are the words of a request that ask rather than name a
 // subject.
-const metaWords = "describe described describes description discuss discussed discusses discussion explain explained " +
-	"explains explanation identify find information info document documents report reports reporting mention " +
-	"mentioned mentions say says said statement statements relevant regarding concerning related relate relates " +
-	"example examples list provide provided details detail aspects aspect know want wants interested interest " +
-	"looking look learn understand overview summary summarize include includes including particular particularly " +
-	"specific specifically various different kind kinds type types way ways question questions answer answers " +
-	"propose proposed proposes proposal proposals " +
-	// In requests about addresses and statements, "presidents" names the
-	// speakers rather than the subject.
-	"president presidents presidential"
+const metaWords = pipeline.RequestWords
 
 // commonWords are frequent English content words that the index's stop
 // list keeps.

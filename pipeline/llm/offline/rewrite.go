@@ -117,7 +117,13 @@ func referBack(s string) bool {
 			}
 		}
 		return true
-	case "this", "that", "these", "those":
+	case "that", "those":
+		// "That country", "those measures" point away from the speaker,
+		// at what was said before; "those who", "that of" point ahead.
+		if next != "who" && next != "of" && next != "which" {
+			return true
+		}
+	case "this", "these":
 		if !demonstrativeOfSituation(words[1:]) {
 			return true
 		}
@@ -137,16 +143,25 @@ func referBack(s string) bool {
 }
 
 // demonstrativeOfSituation reports whether the words after a demonstrative
-// name the speaker's situation ("year", "great Nation", "Congress"): one
-// of deicticNouns within its next two words.
+// name the speaker's situation ("year", "great Nation", "Congress"): the
+// next word is one of deicticNouns, or the one after an adjective of
+// situationAdjectives is.
 func demonstrativeOfSituation(after []string) bool {
-	for i := 0; i < len(after) && i < 2; i++ {
-		if deicticNouns[strings.ToLower(after[i])] {
-			return true
-		}
+	switch {
+	case len(after) == 0:
+		return false
+	case deicticNouns[strings.ToLower(after[0])]:
+		return true
+	case len(after) > 1 && situationAdjectives[strings.ToLower(after[0])]:
+		return deicticNouns[strings.ToLower(after[1])]
 	}
 	return false
 }
+
+// situationAdjectives may stand between a demonstrative and a noun of the
+// speaker's situation ("this great Nation", "this present session").
+var situationAdjectives = setOf(strings.Fields(`great present coming past last next new whole critical historic
+	troubled fiscal current same entire free mighty`))
 
 // stance is how a sentence holds what it says.
 type stance int
@@ -286,7 +301,7 @@ func attribute(body string, st stance, src source) string {
 	if src.year > 0 {
 		when = "In " + strconv.Itoa(src.year) + ", "
 	}
-	if st == stanceFact {
+	if st == stanceFact && canFollowThat(body) {
 		if !src.named {
 			if src.year > 0 {
 				return "According to " + src.who + " (" + strconv.Itoa(src.year) + "), " + lowerOpening(body)
@@ -296,6 +311,31 @@ func attribute(body string, st stance, src source) string {
 		return when + src.who + " reported that " + lowerOpening(body)
 	}
 	return when + src.who + " " + reportingVerbs[st] + ": “" + innerQuotes(body) + "”"
+}
+
+// canFollowThat reports whether a sentence reads well after "reported
+// that": it opens with a common word lowerOpening lower-cases, or with a
+// word the sentence writes with its capital again further on (a name).
+// Otherwise
+// ("Assuming, somewhat arbitrarily, ...", "Fifty years ago ...") it is
+// quoted instead.
+func canFollowThat(s string) bool {
+	w := reWord.FindString(s)
+	if w == "" || !strings.HasPrefix(s, w) {
+		return false
+	}
+	if openingWords[strings.ToLower(w)] {
+		return true
+	}
+	// A name keeps its capital wherever it is written ("Congress passed
+	// ... and Congress ..."); a word capitalised only for opening the
+	// sentence does not.
+	for _, later := range reWord.FindAllString(s[len(w):], -1) {
+		if later == w {
+			return true
+		}
+	}
+	return false
 }
 
 // lowerOpening lower-cases the first word of a sentence when it is a
@@ -313,6 +353,7 @@ func lowerOpening(s string) string {
 
 // openingWords are common words that open sentences.
 var openingWords = setOf(strings.Fields(`the a an in on at by for from during since after before under of to with
+	eleven twelve fifteen twenty thirty forty fifty sixty seventy eighty ninety hundred
 	within without there it this that these those such its their all most many some every each no one two
 	three four five six seven eight nine ten several both while although though when whenever as if because
 	until among between over through last next nearly about more less only even not never almost over

@@ -1,0 +1,248 @@
+package crucible
+
+import (
+	"context"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// Shape of a request's subject (see subject).
+const (
+	// subjectPassages is how many of the request's best passages show
+	// which of its terms its subject is written in.
+	subjectPassages = 100
+	// anchorMaxShare is the largest share of the collection's passages an
+	// anchor may occur in: "tariff" (2.6% of the demo corpus's passages)
+	// may, "program" (6.7%) and "war" (16%) may not.
+	anchorMaxShare = 0.05
+	// anchorMinLift is how many times more often an anchor occurs in the
+	// request's best passages than in the collection, and anchorMinCount
+	// in how many of them at least.
+	anchorMinLift  = 5
+	anchorMinCount = 3
+	// phraseMinCount is in how many of the request's best passages two of
+	// its terms that it writes together must occur together to be a
+	// phrase of its subject ("social security", "civil rights"), and
+	// phraseMaxShare the largest share of the collection's passages at
+	// least one of them occurs in ("United States", "State of the Union"
+	// name no subject).
+	phraseMinCount = 3
+	phraseMaxShare = 0.25
+)
+
+// subject is what a report request is about, read from its title and
+// problem statement and from what its best passages share
+// (docs/pipeline.md, "On topic"). A text speaks of the subject when it
+// holds
+//
+//   - an anchor: a request term that is rare in the collection (in at most
+//     5% of its passages) and at least five times as frequent among the
+//     request's 100 best BM25 passages, in three of them at least:
+//     "tariff", "emancipation", "Panama"; not "later", "date", the name
+//     of a president the request names as a speaker ("Taft"), or
+//     "program";
+//   - a phrase: two request terms the request writes together and its best
+//     passages do too, in three of them at least, one of them in at most a
+//     quarter of the collection's passages, written together ("social
+//     security", "civil rights", "cold war"; not "United States"); or
+//   - an acronym the request writes in capitals, written as such ("AIDS",
+//     "NATO"; "aid" does not count for "AIDS").
+//
+// The words requests use to say what they want ("describe", "trace", "the
+// annual messages", pipeline.RequestWords), numbers and years (a period,
+// not a subject) are no subject terms. Without collection statistics, the
+// terms in three of the best passages are anchors. A request none of
+// whose terms qualifies has an empty subject, of which every text speaks.
+type subject struct {
+	terms    func(string) []string
+	anchors  map[string]bool
+	phrases  map[[2]string]bool
+	acronyms map[string]bool
+}
+
+// DocFreq returns the number of units (passages) of the collection and,
+// for each term asked about, how many of them hold it; a term missing from
+// the map is held by none.
+type DocFreq func(ctx context.Context, terms []string) (units int, df map[string]int, err error)
+
+// newSubject reads the subject of a request from its text and its best
+// passages (their texts, best first).
+func newSubject(ctx context.Context, req pipeline.Request, best []string, terms func(string) []string, docFreq DocFreq) (*subject, error) {
+	if terms == nil {
+		return nil, nil // no analyzer: no subject to hold sentences to
+	}
+	s := &subject{terms: terms, anchors: map[string]bool{}, phrases: map[[2]string]bool{}, acronyms: map[string]bool{}}
+	meta := map[string]bool{}
+	for _, t := range terms(pipeline.RequestWords) {
+		meta[t] = true
+	}
+	// Acronyms are matched as written; their lower-case terms ("aid" of
+	// "AIDS") name the subject only where the request also writes them
+	// in lower case.
+	acronymTerms := map[string]bool{}
+	lowerTerms := map[string]bool{}
+	text := req.Title + "\n" + req.ProblemStatement
+	for _, w := range strings.FieldsFunc(text, notWordRune) {
+		if isAcronym(w) {
+			s.acronyms[w] = true
+			for _, t := range terms(w) {
+				acronymTerms[t] = true
+			}
+			continue
+		}
+		for _, t := range terms(w) {
+			lowerTerms[t] = true
+		}
+	}
+	usable := func(t string) bool {
+		return !meta[t] && !hasDigit(t) && !(acronymTerms[t] && !lowerTerms[t])
+	}
+	// The request's terms, and the pairs it writes together (within a
+	// line or sentence: the title and each sentence of the problem
+	// statement).
+	var cands []string
+	seen := map[string]bool{}
+	pairs := map[[2]string]bool{}
+	for _, part := range splitParts(text) {
+		ts := terms(part)
+		for i, t := range ts {
+			if !usable(t) {
+				continue
+			}
+			if !seen[t] {
+				seen[t] = true
+				cands = append(cands, t)
+			}
+			if i+1 < len(ts) && usable(ts[i+1]) && ts[i+1] != t {
+				pairs[[2]string{t, ts[i+1]}] = true
+			}
+		}
+	}
+	// How many of the best passages hold each term and pair.
+	best = best[:min(len(best), subjectPassages)]
+	count := map[string]int{}
+	pairCount := map[[2]string]int{}
+	for _, p := range best {
+		ts := terms(p)
+		held := map[string]bool{}
+		heldPair := map[[2]string]bool{}
+		for i, t := range ts {
+			held[t] = true
+			if i+1 < len(ts) {
+				heldPair[[2]string{t, ts[i+1]}] = true
+			}
+		}
+		for _, t := range cands {
+			if held[t] {
+				count[t]++
+			}
+		}
+		for p := range pairs {
+			if heldPair[p] {
+				pairCount[p]++
+			}
+		}
+	}
+	if docFreq == nil {
+		for _, t := range cands {
+			if count[t] >= anchorMinCount {
+				s.anchors[t] = true
+			}
+		}
+		for p := range pairs {
+			if pairCount[p] >= phraseMinCount {
+				s.phrases[p] = true
+			}
+		}
+		return s, nil
+	}
+	units, df, err := docFreq(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
+	rare := func(t string) bool { return units > 0 && float64(df[t])/float64(units) <= phraseMaxShare }
+	for p := range pairs {
+		if pairCount[p] >= phraseMinCount && (rare(p[0]) || rare(p[1])) {
+			s.phrases[p] = true
+		}
+	}
+	for _, t := range cands {
+		if units == 0 || len(best) == 0 {
+			continue
+		}
+		share := float64(df[t]) / float64(units)
+		if share > anchorMaxShare || count[t] < anchorMinCount {
+			continue
+		}
+		if lift := float64(count[t]) / float64(len(best)) / math.Max(share, 1/float64(units)); lift >= anchorMinLift {
+			s.anchors[t] = true
+		}
+	}
+	return s, nil
+}
+
+// splitParts splits a request's text into its lines and sentences, the
+// spans within which two adjacent terms make a phrase.
+func splitParts(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '.' || r == ';' || r == ':' || r == '?' })
+}
+
+// covers reports whether text speaks of the subject. With anchorsOnly a
+// phrase does not count: a document from outside the period a request
+// names must name the subject outright (a sentence about World War II
+// in a report on the First World War says "world war" too).
+func (s *subject) covers(text string, anchorsOnly bool) bool {
+	if s.empty() {
+		return true
+	}
+	if len(s.acronyms) > 0 {
+		for _, w := range strings.FieldsFunc(text, notWordRune) {
+			if s.acronyms[w] {
+				return true
+			}
+		}
+	}
+	ts := s.terms(text)
+	for i, t := range ts {
+		if s.anchors[t] || !anchorsOnly && i+1 < len(ts) && s.phrases[[2]string{t, ts[i+1]}] {
+			return true
+		}
+	}
+	return false
+}
+
+// empty reports whether the subject has no term at all (a request made
+// only of request words and numbers): every text then speaks of it.
+func (s *subject) empty() bool {
+	return s == nil || len(s.anchors)+len(s.phrases)+len(s.acronyms) == 0
+}
+
+// isAcronym reports whether a word is an acronym: two to six letters, all
+// capitals ("AIDS", "NATO", "HIV"), digits allowed after the first.
+func isAcronym(w string) bool {
+	letters := 0
+	for i, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			letters++
+		case unicode.IsDigit(r) && i > 0:
+		default:
+			return false
+		}
+	}
+	return letters >= 2 && len(w) <= 6
+}
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+func hasDigit(s string) bool {
+	for _, r := range s {
+		if unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}

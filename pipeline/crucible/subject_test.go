@@ -1,0 +1,133 @@
+package crucible
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// fakeDocFreq is a collection of 1,000 passages in which each listed term
+// occurs as often as given; every other term occurs in 10.
+func fakeDocFreq(df map[string]int) DocFreq {
+	return func(_ context.Context, terms []string) (int, map[string]int, error) {
+		out := map[string]int{}
+		for _, t := range terms {
+			if n, ok := df[t]; ok {
+				out[t] = n
+			} else {
+				out[t] = 10
+			}
+		}
+		return 1000, out, nil
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+func TestSubject(t *testing.T) {
+	req := pipeline.Request{
+		Title:            "Tariff debates from Cleveland to Taft, 1887-1910",
+		ProblemStatement: "Trace the tariff acts and the reciprocity treaties. Describe the social security of workers and the HIV/AIDS programs.",
+	}
+	// The request's best passages: "tariff" everywhere, "reciprocity"
+	// in a few, "social security" written together in several, the
+	// speakers' names nowhere.
+	best := append(repeat("the tariff raised duties on imports", 60),
+		"reciprocity with brazil", "reciprocity with cuba", "reciprocity with spain",
+		"social security for workers", "social security for the aged", "social security taxes",
+		"the acts of congress")
+	df := fakeDocFreq(map[string]int{
+		"tariff": 25, "reciprocity": 5, "cleveland": 63, "taft": 41, "acts": 150, "treaties": 87,
+		"social": 32, "security": 148, "workers": 300, "programs": 67, "aids": 49,
+	})
+	s, err := newSubject(context.Background(), req, best, words, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text        string
+		anchorsOnly bool
+		want        bool
+	}{
+		{"The tariff of 1890 raised duties.", false, true},              // an anchor
+		{"A reciprocity arrangement with Brazil.", false, true},         // an anchor in three best passages
+		{"Taft sent a message to Congress in 1909.", false, false},      // a speaker the request names, not its subject
+		{"The acts of 1890 and the treaties.", false, false},            // request terms too common to anchor
+		{"Social security benefits were raised.", false, true},          // a phrase
+		{"Social security benefits were raised.", true, false},          // a phrase does not count out of period
+		{"Security and social order were restored.", false, false},      // the phrase's words apart
+		{"Funding for AIDS research doubled.", false, true},             // an acronym as written
+		{"Foreign aids to Cuba were sent.", false, false},               // "aids" in lower case is no acronym
+		{"Trace and describe the debates from 1887.", false, false},     // request words and years
+		{"The TARIFF was debated.", true, true},                         // anchors match in any case
+		{"Programs for workers grew under the new plan.", false, false}, // common request terms
+	}
+	for _, tt := range tests {
+		if got := s.covers(tt.text, tt.anchorsOnly); got != tt.want {
+			t.Errorf("covers(%q, anchorsOnly=%v) = %v, want %v", tt.text, tt.anchorsOnly, got, tt.want)
+		}
+	}
+}
+
+func TestSubjectWithoutStatistics(t *testing.T) {
+	req := pipeline.Request{Title: "Panama Canal", ProblemStatement: "How was the canal built?"}
+	best := append(repeat("the panama canal was dug", 5), "locks")
+	s, err := newSubject(context.Background(), req, best, words, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.covers("Work on the canal began.", false) || s.covers("The locks were built.", false) {
+		t.Error("without statistics, the request terms in three of its best passages should be its subject")
+	}
+	// An analyzer-less engine holds no sentence to a subject.
+	none, err := newSubject(context.Background(), req, best, nil, nil)
+	if err != nil || !none.covers("anything at all", true) || !none.empty() {
+		t.Errorf("a subject without an analyzer should cover everything (err %v)", err)
+	}
+	// A request whose terms never occur in its passages has an empty
+	// subject: every text speaks of it.
+	empty, err := newSubject(context.Background(), req, []string{"nothing here"}, words, fakeDocFreq(nil))
+	if err != nil || !empty.empty() || !empty.covers("The locks were built.", false) {
+		t.Errorf("an empty subject should cover everything (err %v)", err)
+	}
+}
+
+func TestSubjectStatisticsError(t *testing.T) {
+	boom := errors.New("index closed")
+	_, err := newSubject(context.Background(), pipeline.Request{Title: "Panama Canal", ProblemStatement: "x"},
+		repeat("panama canal", 5), words, func(context.Context, []string) (int, map[string]int, error) { return 0, nil, boom })
+	if !errors.Is(err, boom) {
+		t.Errorf("err = %v, want the statistics' error", err)
+	}
+}
+
+func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
+	r := &run{subject: &subject{terms: words, anchors: map[string]bool{"tariff": true}, phrases: map[[2]string]bool{}, acronyms: map[string]bool{}},
+		inPeriod: map[string]bool{"in": true}}
+	kept := []pipeline.Nugget{
+		{ID: "n1", Question: "What did the tariff raise?"},
+		{ID: "n2", Question: "Who won the election?"},
+	}
+	cands := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "A", Support: "Duties rose.", Citation: pipeline.Citation{DocID: "in"}},          // its nugget's question
+		{NuggetID: "n2", Sentence: "B", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},      // its cited text
+		{NuggetID: "n2", Sentence: "C", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},         // neither
+		{NuggetID: "n2", Sentence: "D tariff", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "out"}}, // its own words do not count
+	}
+	var got []string
+	for _, c := range r.onTopic(kept, cands) {
+		got = append(got, c.Sentence)
+	}
+	if strings.Join(got, ",") != "A,B" {
+		t.Errorf("kept %v, want [A B]", got)
+	}
+}

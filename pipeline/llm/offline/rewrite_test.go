@@ -1,0 +1,235 @@
+package offline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/judge"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// The metadata of the document the rewriting tests quote.
+const (
+	testAuthor = "Benjamin Harrison"
+	testDate   = "1890"
+	testTitle  = "State of the Union Address, Benjamin Harrison (1890)"
+)
+
+// attributedExtract extracts an answer to nugget from passage as a
+// document by testAuthor dated testDate, and checks that the cited span
+// still supports the rewritten sentence: for the engine's own support
+// check and for the offline judge, both given the document's byline.
+func attributedExtract(t *testing.T, nugget prompts.QA, passage string) prompts.ExtractOutput {
+	t.Helper()
+	e := newTestEngine()
+	resp := complete(t, e, prompts.BuildExtract(prompts.ExtractInput{
+		Request: tariffRequest, Nugget: nugget, DocID: "sotu-1890", DocTitle: testTitle,
+		DocAuthor: testAuthor, DocDate: testDate, PassageText: passage,
+	}))
+	out, err := prompts.ParseExtract(resp.Text)
+	if err != nil {
+		t.Fatalf("ParseExtract(%q): %v", resp.Text, err)
+	}
+	if !out.Found {
+		return out
+	}
+	if !strings.Contains(passage, out.Support) {
+		t.Errorf("support %q is not a span of the passage", out.Support)
+	}
+	if p := e.verifySupport(prompts.VerifySupportInput{
+		Sentence: out.Sentence, SupportText: out.Support, PassageText: passage,
+		DocTitle: testTitle, DocAuthor: testAuthor, DocDate: testDate,
+	}); p < 0.5 {
+		t.Errorf("the engine's support check fails the rewritten sentence %q (P = %.2f)", out.Sentence, p)
+	}
+	v, err := judge.Offline{}.Supports(context.Background(), out.Sentence, judge.Evidence{
+		DocID: "sotu-1890", Text: out.Support, Byline: testTitle + " · " + testAuthor + " · " + testDate, Basis: judge.BasisProvenance,
+	})
+	if err != nil || !v.Yes {
+		t.Errorf("the offline judge finds %q unsupported by its span: %s (%v)", out.Sentence, v.Reason, err)
+	}
+	return out
+}
+
+func TestRewriteRules(t *testing.T) {
+	tests := []struct {
+		name         string
+		nugget       prompts.QA
+		passage      string
+		wantSupport  string
+		wantSentence string
+	}{
+		{
+			name:         "a report of fact is attributed to the author and year",
+			nugget:       tariffNugget,
+			passage:      "Wool prices rose. The McKinley Tariff was passed by Congress in 1890 after a long debate.",
+			wantSupport:  "The McKinley Tariff was passed by Congress in 1890 after a long debate.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the McKinley Tariff was passed by Congress in 1890 after a long debate.",
+		},
+		{
+			name:         "discourse openers go",
+			nugget:       tariffNugget,
+			passage:      "Wool prices rose. Accordingly, the McKinley Tariff was passed by Congress in 1890.",
+			wantSupport:  "Accordingly, the McKinley Tariff was passed by Congress in 1890.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the McKinley Tariff was passed by Congress in 1890.",
+		},
+		{
+			name:         "the first person is quoted as the speaker's own account",
+			nugget:       tariffNugget,
+			passage:      "Wool prices rose. In 1890 I signed the McKinley Tariff that Congress had passed.",
+			wantSupport:  "In 1890 I signed the McKinley Tariff that Congress had passed.",
+			wantSentence: "In 1890, Benjamin Harrison reported: “In 1890 I signed the McKinley Tariff that Congress had passed.”",
+		},
+		{
+			name:   "a sentence that refers back is joined with what it refers to",
+			nugget: tariffNugget,
+			passage: "Wool prices rose. The McKinley Tariff raised duties on imports to 49.5 percent. " +
+				"It was passed by Congress in 1890 after a long debate.",
+			wantSupport: "The McKinley Tariff raised duties on imports to 49.5 percent. It was passed by Congress in 1890 after a long debate.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the McKinley Tariff raised duties on imports to 49.5 percent. " +
+				"It was passed by Congress in 1890 after a long debate.",
+		},
+		{
+			name:   "a demonstrative that points back is joined too",
+			nugget: prompts.QA{Question: "How much did the tariff act reduce the revenue from sugar?", Answer: "$50,000,000"},
+			passage: "Wool prices rose. The new tariff act admits raw sugar free of duty. " +
+				"This change reduced the revenue from sugar by $50,000,000.",
+			wantSupport: "The new tariff act admits raw sugar free of duty. This change reduced the revenue from sugar by $50,000,000.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the new tariff act admits raw sugar free of duty. " +
+				"This change reduced the revenue from sugar by $50,000,000.",
+		},
+		{
+			name:         "reported speech is quoted as a claim, not stated as fact",
+			nugget:       prompts.QA{Question: "After what date did critics claim wool prices rose?", Answer: "October 6, 1890"},
+			passage:      "Wool prices rose. Critics of the tariff claimed that the prices of wool rose sharply after October 6, 1890.",
+			wantSupport:  "Critics of the tariff claimed that the prices of wool rose sharply after October 6, 1890.",
+			wantSentence: "In 1890, Benjamin Harrison said: “Critics of the tariff claimed that the prices of wool rose sharply after October 6, 1890.”",
+		},
+		{
+			name:         "a proposal is quoted as a proposal",
+			nugget:       prompts.QA{Question: "How much should Congress appropriate for the coast defenses of New York?", Answer: "$2,000,000"},
+			passage:      tariffAddress,
+			wantSupport:  "I recommend that Congress appropriate $2,000,000 for the coast defenses of New York.",
+			wantSentence: "In 1890, Benjamin Harrison proposed: “I recommend that Congress appropriate $2,000,000 for the coast defenses of New York.”",
+		},
+		{
+			name:         "an opinion is quoted as an argument",
+			nugget:       prompts.QA{Question: "How much did the tariff on sugar cost the people each year?", Answer: "$50,000,000"},
+			passage:      "Wool prices rose. I believe the tariff on sugar cost the people $50,000,000 each year.",
+			wantSupport:  "I believe the tariff on sugar cost the people $50,000,000 each year.",
+			wantSentence: "In 1890, Benjamin Harrison argued: “I believe the tariff on sugar cost the people $50,000,000 each year.”",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := attributedExtract(t, tt.nugget, tt.passage)
+			if !out.Found {
+				t.Fatal("no sentence found")
+			}
+			if out.Support != tt.wantSupport {
+				t.Errorf("support = %q\nwant %q", out.Support, tt.wantSupport)
+			}
+			if out.Sentence != tt.wantSentence {
+				t.Errorf("sentence = %q\nwant %q", out.Sentence, tt.wantSentence)
+			}
+			lead, body := pipeline.SplitAttribution(out.Sentence)
+			if lead == "" || !strings.Contains(strings.ToLower(out.Support), strings.ToLower(strings.TrimSuffix(body, "."))[1:]) {
+				t.Errorf("SplitAttribution(%q) = %q, %q: the body is not the cited text", out.Sentence, lead, body)
+			}
+		})
+	}
+}
+
+func TestRewriteDropsWhatItCannotResolve(t *testing.T) {
+	// The sentence refers back to what the passage does not hold: its
+	// first sentence.
+	out := attributedExtract(t, tariffNugget, "It was passed by Congress in 1890 after the McKinley Tariff debate.")
+	if out.Found {
+		t.Errorf("a sentence whose referent is not in the passage was used: %q", out.Sentence)
+	}
+	// A question states no fact.
+	out = attributedExtract(t, tariffNugget, "Wool prices rose. Did Congress pass the McKinley Tariff in 1890?")
+	if out.Found {
+		t.Errorf("a question was used: %q", out.Sentence)
+	}
+}
+
+func TestReferBack(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"It was signed on the 30th of April.", true},
+		{"It is estimated that the surplus will reach $140,000,000.", false},
+		{"This treaty was ratified in 1846.", true},
+		{"This year the revenue exceeded $400,000,000.", false},
+		{"These great Nations have kept the peace.", false},
+		{"Such a vessel could not enter the port.", true},
+		{"They landed at Vera Cruz in March.", true},
+		{"In view of these facts, Congress acted promptly.", true},
+		{"The same rule applies to the Territories.", true},
+		{"Congress passed the McKinley Tariff in 1890.", false},
+		{"There were 42 vessels in the fleet.", false},
+		{"That country ceded Florida in 1819.", true},
+		{"Those who served in the war are pensioned.", false},
+		{"In this great Nation the people rule.", false},
+	}
+	for _, tt := range tests {
+		if got := referBack(tt.s); got != tt.want {
+			t.Errorf("referBack(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		s    string
+		want stance
+	}{
+		{"The McKinley Tariff was passed in 1890.", stanceFact},
+		{"We were told that the tariff would lower prices.", stanceSpeaker},
+		{"In World War I the Navy grew.", stanceFact},
+		{"The US Navy grew.", stanceFact},
+		{"I recommend that Congress appropriate $2,000,000.", stanceProposal},
+		{"Congress should repeal the act.", stanceProposal},
+		{"No State shall deny the right to vote.", stanceProposal},
+		{"I believe the tariff is too high.", stanceOpinion},
+		{"Its advocates claimed that prices would fall.", stanceReported},
+	}
+	for _, tt := range tests {
+		if got := classify(tt.s); got != tt.want {
+			t.Errorf("classify(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestAttributeWithoutAuthor(t *testing.T) {
+	tests := []struct {
+		body string
+		st   stance
+		src  source
+		want string
+	}{
+		{"The council approved the barrier.", stanceFact, sourceOf("", "2021-05-04", "Barrier vote"),
+			"According to “Barrier vote” (2021), the council approved the barrier."},
+		{"The council approved the barrier.", stanceFact, sourceOf("", "", "Barrier vote"),
+			"According to “Barrier vote”, the council approved the barrier."},
+		{"We approved the barrier.", stanceSpeaker, sourceOf("Ruhr Gazette", "", ""),
+			"Ruhr Gazette reported: “We approved the barrier.”"},
+		{"The council approved the barrier.", stanceFact, sourceOf("", "", ""),
+			"The council approved the barrier."},
+		// A first word that is no common word and no name seen again is
+		// quoted rather than written after "reported that".
+		{"Assuming a surplus, the debt will fall.", stanceFact, sourceOf("Ruhr Gazette", "2021", ""),
+			"In 2021, Ruhr Gazette reported: “Assuming a surplus, the debt will fall.”"},
+		{`He called it "the best law".`, stanceSpeaker, sourceOf("Ruhr Gazette", "2021", ""),
+			"In 2021, Ruhr Gazette reported: “He called it 'the best law'.”"},
+	}
+	for _, tt := range tests {
+		if got := attribute(tt.body, tt.st, tt.src); got != tt.want {
+			t.Errorf("attribute(%q) = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}
