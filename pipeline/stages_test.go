@@ -119,7 +119,7 @@ func TestAssemble(t *testing.T) {
 		{NuggetID: "n3", Sentence: "Short fact.", Confidence: 0.3, Citation: cit("f")},
 	}
 	norm := func(s string) string { return strings.ToLower(strings.Trim(s, ".")) }
-	got := pipeline.Assemble(ns, cs, 1, 60, norm)
+	got := pipeline.Assemble(ns, cs, pipeline.AssembleOptions{K: 1, Limit: 60, Key: norm})
 	var texts []string
 	for _, s := range got {
 		texts = append(texts, s.NuggetID+":"+s.Text+"@"+s.Citation.DocID)
@@ -132,7 +132,51 @@ func TestAssemble(t *testing.T) {
 	if r.Length() > 60 {
 		t.Errorf("report length %d over the limit", r.Length())
 	}
-	if len(pipeline.Assemble(nil, nil, 1, 100, nil)) != 0 {
+	if len(pipeline.Assemble(nil, nil, pipeline.AssembleOptions{K: 1, Limit: 100})) != 0 {
 		t.Error("no nuggets should give no sentences")
+	}
+}
+
+// TestAssembleFailsClosed: with verification on, a nugget whose checked
+// candidates all failed gets no sentence, and no unchecked candidate
+// (one verification did not reach) is taken in their place; without
+// verification the same candidates give the next, unchecked one.
+func TestAssembleFailsClosed(t *testing.T) {
+	ns := []pipeline.Nugget{{ID: "n1", Rank: 1}, {ID: "n2", Rank: 2}}
+	cit := func(d string) pipeline.Citation { return pipeline.Citation{DocID: d, End: 5} }
+	yes, no := pipeline.VerdictYes, pipeline.VerdictNo
+	cs := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "A one fails support.", Confidence: 0.9, Citation: cit("a"), Supported: no, Covers: yes},
+		{NuggetID: "n1", Sentence: "B two fails coverage.", Confidence: 0.8, Citation: cit("b"), Supported: yes, Covers: no},
+		{NuggetID: "n1", Sentence: "C three unverified.", Confidence: 0.7, Citation: cit("c")},
+		{NuggetID: "n1", Sentence: "D four half checked.", Confidence: 0.6, Citation: cit("d"), Supported: yes},
+		{NuggetID: "n2", Sentence: "E five passes.", Confidence: 0.5, Citation: cit("e"), Supported: yes, Covers: yes},
+	}
+	texts := func(ss []pipeline.Sentence) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.NuggetID+":"+s.Text)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		verified bool
+		want     []string
+	}{
+		{"verified", true, []string{"n2:E five passes."}},
+		{"not verified", false, []string{"n1:C three unverified.", "n2:E five passes."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := pipeline.Assemble(ns, cs, pipeline.AssembleOptions{K: 1, Limit: 1000, Verified: tc.verified})
+			if diff := cmp.Diff(tc.want, texts(got)); diff != "" {
+				t.Errorf("sentences (-want +got)\n%s", diff)
+			}
+			for _, s := range got {
+				if tc.verified && (s.Supported != yes || s.Covers != yes) {
+					t.Errorf("verified report holds %q with verdicts %q/%q", s.Text, s.Supported, s.Covers)
+				}
+			}
+		})
 	}
 }

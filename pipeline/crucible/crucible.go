@@ -235,7 +235,9 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		return pipeline.Report{}, err
 	}
 	r.enter(StageAssemble, 1)
-	sentences := pipeline.Assemble(kept, cands, r.s.SentencesPerNugget, r.req.Limit, r.e.SentenceKey)
+	sentences := pipeline.Assemble(kept, cands, pipeline.AssembleOptions{
+		K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
+	})
 	r.tick(1, 1)
 	return pipeline.Report{
 		Request:   r.req,

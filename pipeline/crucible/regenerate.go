@@ -207,7 +207,9 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 		if len(draft.Sentences) > 0 {
 			room--
 		}
-		picked := pipeline.Assemble(todo, fresh, in.Settings.SentencesPerNugget, room, e.SentenceKey)
+		picked := pipeline.Assemble(todo, fresh, pipeline.AssembleOptions{
+			K: in.Settings.SentencesPerNugget, Limit: room, Key: e.SentenceKey, Verified: in.Settings.Verify,
+		})
 		answered := map[string]bool{}
 		for _, s := range picked {
 			at := draft.Place(s.NuggetID)
