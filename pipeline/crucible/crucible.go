@@ -54,9 +54,12 @@ const (
 	maxScanPassages = 24
 	// scanBatch is how many passages of one nugget are scanned at once.
 	scanBatch = 4
-	// verifyExtra is how many candidates beyond k per nugget are verified,
-	// so a failed check can fall back to the next candidate.
-	verifyExtra = 1
+	// verifyExtra is how many candidates beyond k per nugget are verified
+	// at first, so a failed check can fall back to the next candidate;
+	// verifyMaxExtra how many beyond k may be verified in all when fewer
+	// than k pass (see run.verify).
+	verifyExtra    = 1
+	verifyMaxExtra = 3
 	// passagePool, passagesPerDoc and passageDecay shape the document
 	// ranking of retrieve (see rerankByPassages).
 	passagePool    = 1000
