@@ -180,3 +180,61 @@ func TestAssembleFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+func TestVerificationSummary(t *testing.T) {
+	yes, no := pipeline.VerdictYes, pipeline.VerdictNo
+	for _, tc := range []struct {
+		name   string
+		r      pipeline.Report
+		want   pipeline.VerificationSummary
+		wantTx string
+	}{
+		{
+			name: "verified, all checked",
+			r: pipeline.Report{Settings: pipeline.Settings{Verify: true}, DroppedUnsupported: 3, Sentences: []pipeline.Sentence{
+				{NuggetID: "n1", Supported: yes, Covers: yes}, {NuggetID: "n2", Supported: yes, Covers: yes}}},
+			want:   pipeline.VerificationSummary{Verified: true, Dropped: 3, Sentences: 2},
+			wantTx: "3 candidate sentences dropped as unsupported by verification · 0 of 2 sentences unchecked",
+		},
+		{
+			name: "verified, edited and quoted by hand",
+			r: pipeline.Report{Settings: pipeline.Settings{Verify: true}, DroppedUnsupported: 1, Sentences: []pipeline.Sentence{
+				{NuggetID: "n1"},                               // edited: verdicts cleared
+				{NuggetID: "", Supported: yes},                 // quoted without a nugget: support is all there is to check
+				{NuggetID: "n2", Supported: yes},               // coverage not checked
+				{NuggetID: "n3", Supported: no, Covers: yes}}}, // swapped in, failed
+			want:   pipeline.VerificationSummary{Verified: true, Dropped: 1, Sentences: 4, Unchecked: 2, Failed: 1},
+			wantTx: "1 candidate sentence dropped as unsupported by verification · 2 of 4 sentences unchecked · 1 failed a check",
+		},
+		{
+			name:   "not verified",
+			r:      pipeline.Report{Sentences: make([]pipeline.Sentence, 12)},
+			want:   pipeline.VerificationSummary{Sentences: 12, Unchecked: 12},
+			wantTx: "12 of 12 sentences unchecked (verification was off)",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.r.Verification()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("summary (-want +got)\n%s", diff)
+			}
+			if tx := got.Text(); tx != tc.wantTx {
+				t.Errorf("text %q, want %q", tx, tc.wantTx)
+			}
+		})
+	}
+	d := pipeline.DraftSentence{Sentence: pipeline.Sentence{NuggetID: "n", Supported: yes, Covers: yes}, Recheck: true}
+	if !d.Unchecked() {
+		t.Error("a sentence marked for re-check must count as unchecked")
+	}
+	cands := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "a", Supported: no},
+		{NuggetID: "n1", Sentence: "b", Covers: no},
+		{NuggetID: "n1", Sentence: "c"},
+		{NuggetID: "n1", Sentence: "", Supported: no},
+		{NuggetID: "gone", Sentence: "d", Supported: no},
+	}
+	if got := pipeline.DroppedUnsupported([]pipeline.Nugget{{ID: "n1"}}, cands); got != 2 {
+		t.Errorf("DroppedUnsupported = %d, want 2", got)
+	}
+}

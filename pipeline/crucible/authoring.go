@@ -526,6 +526,10 @@ func regenerateChange(nuggets int, res RegenerateResult) string {
 	if res.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s dropped", res.Dropped, plural(res.Dropped, "sentence", "sentences")))
 	}
+	if res.DroppedUnsupported > 0 {
+		parts = append(parts, fmt.Sprintf("%d candidate %s dropped as unsupported by verification", res.DroppedUnsupported,
+			plural(res.DroppedUnsupported, "sentence", "sentences")))
+	}
 	if len(res.Unanswered) > 0 {
 		parts = append(parts, "no sentence found for "+strings.Join(res.Unanswered, ", "))
 	}

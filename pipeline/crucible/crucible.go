@@ -243,14 +243,15 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	})
 	r.tick(1, 1)
 	return pipeline.Report{
-		Request:   r.req,
-		RunID:     RunID(r.e.Name, r.s.Verify),
-		Engine:    r.e.Name,
-		Settings:  r.s,
-		Sentences: sentences,
-		Nuggets:   kept,
-		CreatedAt: time.Now(),
-		Problems:  r.tolerated(),
+		Request:            r.req,
+		RunID:              RunID(r.e.Name, r.s.Verify),
+		Engine:             r.e.Name,
+		Settings:           r.s,
+		Sentences:          sentences,
+		Nuggets:            kept,
+		CreatedAt:          time.Now(),
+		DroppedUnsupported: pipeline.DroppedUnsupported(kept, cands),
+		Problems:           r.tolerated(),
 	}, nil
 }
 

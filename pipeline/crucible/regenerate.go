@@ -124,6 +124,9 @@ type RegenerateResult struct {
 	// Added counts the new sentences, Dropped the sentences removed: of
 	// changed nuggets and of nuggets no longer in the bank.
 	Added, Dropped int
+	// DroppedUnsupported counts the changed nuggets' candidates that
+	// verification dropped (pipeline.DroppedUnsupported).
+	DroppedUnsupported int
 	// Unanswered are the changed nuggets that got no sentence.
 	Unanswered []string
 	Problems   []string
@@ -195,6 +198,7 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 			}
 		}
 		res.Candidates = cands
+		res.DroppedUnsupported = pipeline.DroppedUnsupported(todo, cands)
 
 		// New sentences must not repeat a kept one, and must fit in what
 		// the limit leaves: one space joins them to the kept text.

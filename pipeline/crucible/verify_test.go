@@ -113,6 +113,9 @@ func TestVerifyWidensWhenTheBestFail(t *testing.T) {
 	if diff := cmp.Diff([]string{"7", "8", "9"}, sorted(accounts(j.checked))); diff != "" {
 		t.Errorf("accounts checked (-want +got)\n%s", diff)
 	}
+	if rep.DroppedUnsupported != 2 {
+		t.Errorf("dropped as unsupported: %d, want accounts 9 and 8", rep.DroppedUnsupported)
+	}
 }
 
 // TestVerifyFailsClosed: every checked account of the Ghent nugget fails
@@ -149,6 +152,9 @@ func TestVerifyFailsClosed(t *testing.T) {
 	}
 	if unchecked != 2 {
 		t.Errorf("%d accounts left unchecked, want 2 of 6", unchecked)
+	}
+	if v := rep.Verification(); v != (pipeline.VerificationSummary{Verified: true, Dropped: 4, Sentences: 1}) {
+		t.Errorf("verification summary %+v, want 4 dropped and no sentence unchecked", v)
 	}
 
 	// Without verification the most confident account is the sentence.
