@@ -238,3 +238,34 @@ func TestVerificationSummary(t *testing.T) {
 		t.Errorf("DroppedUnsupported = %d, want 2", got)
 	}
 }
+
+func TestOutcomeOf(t *testing.T) {
+	yes, no := pipeline.VerdictYes, pipeline.VerdictNo
+	passed := pipeline.Candidate{Sentence: "p", Supported: yes, Covers: yes}
+	failed := pipeline.Candidate{Sentence: "f", Supported: no, Covers: yes}
+	unchecked := pipeline.Candidate{Sentence: "u"}
+	for _, tc := range []struct {
+		name      string
+		sentences int
+		cands     []pipeline.Candidate
+		verified  bool
+		want      pipeline.NuggetResult
+	}{
+		{"answered", 1, []pipeline.Candidate{passed}, true, pipeline.NuggetResult{Outcome: pipeline.OutcomeAnswered, Candidates: 1, Checked: 1}},
+		{"no candidate", 0, []pipeline.Candidate{{Sentence: ""}}, true, pipeline.NuggetResult{Outcome: pipeline.OutcomeNoCandidate}},
+		{"all checked failed", 0, []pipeline.Candidate{failed, failed, unchecked}, true,
+			pipeline.NuggetResult{Outcome: pipeline.OutcomeNoSupported, Candidates: 3, Checked: 2, Failed: 2}},
+		{"a passed one left out", 0, []pipeline.Candidate{failed, passed}, true,
+			pipeline.NuggetResult{Outcome: pipeline.OutcomeLeftOut, Candidates: 2, Checked: 2, Failed: 1}},
+		{"unverified, unchecked left out", 0, []pipeline.Candidate{unchecked}, false,
+			pipeline.NuggetResult{Outcome: pipeline.OutcomeLeftOut, Candidates: 1}},
+		{"verified, only unchecked", 0, []pipeline.Candidate{unchecked}, true,
+			pipeline.NuggetResult{Outcome: pipeline.OutcomeNoSupported, Candidates: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, pipeline.OutcomeOf(tc.sentences, tc.cands, tc.verified)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}

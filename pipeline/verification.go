@@ -95,3 +95,81 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// NuggetOutcome says what became of a bank nugget in a report.
+type NuggetOutcome string
+
+// Nugget outcomes.
+const (
+	// OutcomeAnswered: sentences of the report answer the nugget.
+	OutcomeAnswered NuggetOutcome = "answered"
+	// OutcomeNoCandidate: scanning found no candidate sentence for it.
+	OutcomeNoCandidate NuggetOutcome = "no_candidate"
+	// OutcomeNoSupported: it had candidates, but none may be assembled:
+	// with verification on, none passed both checks (those checked all
+	// failed, and the others were not reached).
+	OutcomeNoSupported NuggetOutcome = "no_supported"
+	// OutcomeLeftOut: it had a candidate assembly could take, but the
+	// report holds none: cut by the length limit, dropped as a duplicate
+	// of an earlier sentence, or removed by hand.
+	OutcomeLeftOut NuggetOutcome = "left_out"
+)
+
+// Label words the outcome for pages.
+func (o NuggetOutcome) Label() string {
+	switch o {
+	case OutcomeAnswered:
+		return "answered"
+	case OutcomeNoCandidate:
+		return "no candidate found"
+	case OutcomeNoSupported:
+		return "no supported sentence"
+	case OutcomeLeftOut:
+		return "left out: length limit, duplicate or removed by hand"
+	}
+	return string(o)
+}
+
+// NuggetResult is what became of one nugget: its outcome and the counts
+// behind it.
+type NuggetResult struct {
+	Outcome NuggetOutcome
+	// Candidates counts its candidate sentences, Checked those
+	// verification checked (a verdict on either check) and Failed those
+	// that failed a check.
+	Candidates, Checked, Failed int
+}
+
+// OutcomeOf says what became of a nugget the report's sentences answer
+// sentences times, given its candidates (of the report's job) and
+// whether the report was made with verification on.
+func OutcomeOf(sentences int, candidates []Candidate, verified bool) NuggetResult {
+	var r NuggetResult
+	eligible := 0
+	for _, c := range candidates {
+		if c.Sentence == "" {
+			continue
+		}
+		r.Candidates++
+		if c.Supported != VerdictUnchecked || c.Covers != VerdictUnchecked {
+			r.Checked++
+		}
+		if c.FailedCheck() {
+			r.Failed++
+		}
+		if c.Eligible(verified) {
+			eligible++
+		}
+	}
+	switch {
+	case sentences > 0:
+		r.Outcome = OutcomeAnswered
+	case r.Candidates == 0:
+		r.Outcome = OutcomeNoCandidate
+	case eligible == 0:
+		r.Outcome = OutcomeNoSupported
+	default:
+		r.Outcome = OutcomeLeftOut
+	}
+	return r
+}

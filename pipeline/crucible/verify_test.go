@@ -156,6 +156,17 @@ func TestVerifyFailsClosed(t *testing.T) {
 	if v := rep.Verification(); v != (pipeline.VerificationSummary{Verified: true, Dropped: 4, Sentences: 1}) {
 		t.Errorf("verification summary %+v, want 4 dropped and no sentence unchecked", v)
 	}
+	// The nugget bank says the Ghent nugget has no supported sentence.
+	var ghent []pipeline.Candidate
+	for _, c := range rec.candidates {
+		if strings.Contains(c.Sentence, "Account") {
+			ghent = append(ghent, c)
+		}
+	}
+	want := pipeline.NuggetResult{Outcome: pipeline.OutcomeNoSupported, Candidates: 6, Checked: 4, Failed: 4}
+	if got := pipeline.OutcomeOf(0, ghent, true); got != want {
+		t.Errorf("the Ghent nugget's outcome %+v, want %+v", got, want)
+	}
 
 	// Without verification the most confident account is the sentence.
 	rep, err = newEngine(c, &judge{next: &scripted{nuggets: nuggets}, refuse: j.refuse}).Generate(context.Background(), ghentRequest, ghentSettings(false), nil)
