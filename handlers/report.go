@@ -255,7 +255,9 @@ func (h *Reports) showBank(c echo.Context, status int, problem *bankProblem) err
 // Popularity > 0) in stored order, which is ranking order, and each
 // distinct nugget's paraphrase group: the merged-away nuggets (Popularity
 // 0) its Paraphrases name. It counts each nugget's candidates and the
-// report's sentences that answer it.
+// report's sentences that answer it, and says what became of it
+// (pipeline.OutcomeOf: no candidate found, no supported sentence, left
+// out).
 //
 // With bank (a report version's nuggets, when the portal offers
 // authoring), the kept nuggets are the bank's, in its order, with their
@@ -266,9 +268,9 @@ func buildNuggetBank(rep pipeline.Report, all []pipeline.Nugget, candidates []pi
 	for _, n := range all {
 		byID[n.ID] = n
 	}
-	candidateCount := map[string]int{}
+	candidatesOf := map[string][]pipeline.Candidate{}
 	for _, c := range candidates {
-		candidateCount[c.NuggetID]++
+		candidatesOf[c.NuggetID] = append(candidatesOf[c.NuggetID], c)
 	}
 	sentenceCount := map[string]int{}
 	for _, s := range rep.Sentences {
@@ -282,7 +284,8 @@ func buildNuggetBank(rep pipeline.Report, all []pipeline.Nugget, candidates []pi
 	}
 	grouped := map[string]bool{}
 	view := func(n pipeline.Nugget) views.NuggetView {
-		nv := views.NuggetView{Nugget: n, Candidates: candidateCount[n.ID], Sentences: sentenceCount[n.ID]}
+		nv := views.NuggetView{Nugget: n, Candidates: len(candidatesOf[n.ID]), Sentences: sentenceCount[n.ID],
+			Result: pipeline.OutcomeOf(sentenceCount[n.ID], candidatesOf[n.ID], rep.Settings.Verify)}
 		for _, id := range n.Paraphrases {
 			p, found := byID[id]
 			nv.Group = append(nv.Group, views.Paraphrase{ID: id, Nugget: p, Found: found})

@@ -60,8 +60,15 @@ type ReportAuthoring interface {
 	// Reviews returns the verdicts by sentence key.
 	Reviews(ctx context.Context, reportID int64) (map[string]pipeline.Review, error)
 	Status(ctx context.Context, reportID int64) (pipeline.StatusRecord, error)
+	// StatusChanges lists the report's status changes, newest first.
+	StatusChanges(ctx context.Context, reportID int64) ([]pipeline.StatusRecord, error)
 	// SetStatus moves the report to a status as of version e.Base.
 	SetStatus(ctx context.Context, e pipeline.Edit, to pipeline.ReportStatus) (pipeline.StatusRecord, error)
+	// Approve approves the report in review as of version e.Base. A
+	// version with citations not reviewed supported needs a's
+	// confirmation: without it the approval fails with
+	// *pipeline.ApprovalError, which wraps pipeline.ErrInvalid.
+	Approve(ctx context.Context, e pipeline.Edit, a pipeline.Approval) (pipeline.StatusRecord, error)
 }
 
 // loadCurrent reads the report whose id is raw as its newest version:
@@ -382,9 +389,51 @@ func (h *Reports) SubmitReport(c echo.Context) error {
 	return h.statusChange(c, pipeline.StatusInReview)
 }
 
-// ApproveReport approves a report in review.
+// ApproveReport approves a report in review. When citations are
+// unreviewed or not (fully) supported, the form must carry the
+// confirmation (views.FieldConfirmOpen) and may carry the counts the page
+// showed (views.FieldOpenUnreviewed, ...); without it the report page is
+// shown again with 422 and the reason, and nothing changes.
 func (h *Reports) ApproveReport(c echo.Context) error {
-	return h.statusChange(c, pipeline.StatusApproved)
+	return h.edit(c, 0, "",
+		func(ctx context.Context, e pipeline.Edit, form url.Values) (pipeline.VersionInfo, error) {
+			a, err := parseApproval(form)
+			if err != nil {
+				return pipeline.VersionInfo{}, err
+			}
+			_, err = h.Authoring.Approve(ctx, e, a)
+			return pipeline.VersionInfo{}, err
+		},
+		func(id int64, _ pipeline.VersionInfo) string { return views.ReportURL(id) })
+}
+
+// parseApproval reads an approval form: the confirmation checkbox and,
+// when all three are sent, the open citations the page showed.
+func parseApproval(form url.Values) (pipeline.Approval, error) {
+	a := pipeline.Approval{Confirm: form.Get(views.FieldConfirmOpen) == "1"}
+	fields := []string{views.FieldOpenUnreviewed, views.FieldOpenPartly, views.FieldOpenUnsupported}
+	var counts [3]int
+	sent := 0
+	for i, f := range fields {
+		raw := strings.TrimSpace(form.Get(f))
+		if raw == "" {
+			continue
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 {
+			return a, pipeline.Invalidf("the approval form's %s count %q is not a whole number; reload the report and try again", f, raw)
+		}
+		counts[i] = n
+		sent++
+	}
+	switch sent {
+	case 0:
+	case len(fields):
+		a.Shown = &pipeline.OpenCitations{Unreviewed: counts[0], Partly: counts[1], Unsupported: counts[2]}
+	default:
+		return a, pipeline.Invalidf("the approval form sent %d of the 3 open-citation counts; reload the report and try again", sent)
+	}
+	return a, nil
 }
 
 // ReopenReport moves a report in review or approved back to draft, so it

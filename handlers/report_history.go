@@ -33,8 +33,12 @@ func (h *Reports) History(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("status of report %d: %w", rep.ID, err)
 	}
+	changes, err := h.Authoring.StatusChanges(ctx, rep.ID)
+	if err != nil {
+		return fmt.Errorf("status changes of report %d: %w", rep.ID, err)
+	}
 	return Render(c, http.StatusOK, views.ReportHistory(views.HistoryPage{
-		Site: h.Site.WithActive(views.NavReports), Report: rep, Versions: versions, Status: status,
+		Site: h.Site.WithActive(views.NavReports), Report: rep, Versions: versions, Status: status, StatusChanges: changes,
 	}))
 }
 

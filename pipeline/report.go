@@ -265,6 +265,10 @@ type Report struct {
 	Sentences []Sentence
 	Nuggets   []Nugget
 	CreatedAt time.Time
+	// DroppedUnsupported is the number of candidate sentences the run's
+	// verification dropped as unsupported (DroppedUnsupported); 0 when
+	// the run did not verify.
+	DroppedUnsupported int
 	// Problems are the failures the run tolerated (an unparsable model
 	// answer, a fallback taken), for logs; they are not stored.
 	Problems []string

@@ -119,7 +119,7 @@ func TestAssemble(t *testing.T) {
 		{NuggetID: "n3", Sentence: "Short fact.", Confidence: 0.3, Citation: cit("f")},
 	}
 	norm := func(s string) string { return strings.ToLower(strings.Trim(s, ".")) }
-	got := pipeline.Assemble(ns, cs, 1, 60, norm)
+	got := pipeline.Assemble(ns, cs, pipeline.AssembleOptions{K: 1, Limit: 60, Key: norm})
 	var texts []string
 	for _, s := range got {
 		texts = append(texts, s.NuggetID+":"+s.Text+"@"+s.Citation.DocID)
@@ -132,7 +132,140 @@ func TestAssemble(t *testing.T) {
 	if r.Length() > 60 {
 		t.Errorf("report length %d over the limit", r.Length())
 	}
-	if len(pipeline.Assemble(nil, nil, 1, 100, nil)) != 0 {
+	if len(pipeline.Assemble(nil, nil, pipeline.AssembleOptions{K: 1, Limit: 100})) != 0 {
 		t.Error("no nuggets should give no sentences")
+	}
+}
+
+// TestAssembleFailsClosed: with verification on, a nugget whose checked
+// candidates all failed gets no sentence, and no unchecked candidate
+// (one verification did not reach) is taken in their place; without
+// verification the same candidates give the next, unchecked one.
+func TestAssembleFailsClosed(t *testing.T) {
+	ns := []pipeline.Nugget{{ID: "n1", Rank: 1}, {ID: "n2", Rank: 2}}
+	cit := func(d string) pipeline.Citation { return pipeline.Citation{DocID: d, End: 5} }
+	yes, no := pipeline.VerdictYes, pipeline.VerdictNo
+	cs := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "A one fails support.", Confidence: 0.9, Citation: cit("a"), Supported: no, Covers: yes},
+		{NuggetID: "n1", Sentence: "B two fails coverage.", Confidence: 0.8, Citation: cit("b"), Supported: yes, Covers: no},
+		{NuggetID: "n1", Sentence: "C three unverified.", Confidence: 0.7, Citation: cit("c")},
+		{NuggetID: "n1", Sentence: "D four half checked.", Confidence: 0.6, Citation: cit("d"), Supported: yes},
+		{NuggetID: "n2", Sentence: "E five passes.", Confidence: 0.5, Citation: cit("e"), Supported: yes, Covers: yes},
+	}
+	texts := func(ss []pipeline.Sentence) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.NuggetID+":"+s.Text)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		verified bool
+		want     []string
+	}{
+		{"verified", true, []string{"n2:E five passes."}},
+		{"not verified", false, []string{"n1:C three unverified.", "n2:E five passes."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := pipeline.Assemble(ns, cs, pipeline.AssembleOptions{K: 1, Limit: 1000, Verified: tc.verified})
+			if diff := cmp.Diff(tc.want, texts(got)); diff != "" {
+				t.Errorf("sentences (-want +got)\n%s", diff)
+			}
+			for _, s := range got {
+				if tc.verified && (s.Supported != yes || s.Covers != yes) {
+					t.Errorf("verified report holds %q with verdicts %q/%q", s.Text, s.Supported, s.Covers)
+				}
+			}
+		})
+	}
+}
+
+func TestVerificationSummary(t *testing.T) {
+	yes, no := pipeline.VerdictYes, pipeline.VerdictNo
+	for _, tc := range []struct {
+		name   string
+		r      pipeline.Report
+		want   pipeline.VerificationSummary
+		wantTx string
+	}{
+		{
+			name: "verified, all checked",
+			r: pipeline.Report{Settings: pipeline.Settings{Verify: true}, DroppedUnsupported: 3, Sentences: []pipeline.Sentence{
+				{NuggetID: "n1", Supported: yes, Covers: yes}, {NuggetID: "n2", Supported: yes, Covers: yes}}},
+			want:   pipeline.VerificationSummary{Verified: true, Dropped: 3, Sentences: 2},
+			wantTx: "3 candidate sentences dropped as unsupported by verification · 0 of 2 sentences unchecked",
+		},
+		{
+			name: "verified, edited and quoted by hand",
+			r: pipeline.Report{Settings: pipeline.Settings{Verify: true}, DroppedUnsupported: 1, Sentences: []pipeline.Sentence{
+				{NuggetID: "n1"},                               // edited: verdicts cleared
+				{NuggetID: "", Supported: yes},                 // quoted without a nugget: support is all there is to check
+				{NuggetID: "n2", Supported: yes},               // coverage not checked
+				{NuggetID: "n3", Supported: no, Covers: yes}}}, // swapped in, failed
+			want:   pipeline.VerificationSummary{Verified: true, Dropped: 1, Sentences: 4, Unchecked: 2, Failed: 1},
+			wantTx: "1 candidate sentence dropped as unsupported by verification · 2 of 4 sentences unchecked · 1 failed a check",
+		},
+		{
+			name:   "not verified",
+			r:      pipeline.Report{Sentences: make([]pipeline.Sentence, 12)},
+			want:   pipeline.VerificationSummary{Sentences: 12, Unchecked: 12},
+			wantTx: "12 of 12 sentences unchecked (verification was off)",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.r.Verification()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("summary (-want +got)\n%s", diff)
+			}
+			if tx := got.Text(); tx != tc.wantTx {
+				t.Errorf("text %q, want %q", tx, tc.wantTx)
+			}
+		})
+	}
+	d := pipeline.DraftSentence{Sentence: pipeline.Sentence{NuggetID: "n", Supported: yes, Covers: yes}, Recheck: true}
+	if !d.Unchecked() {
+		t.Error("a sentence marked for re-check must count as unchecked")
+	}
+	cands := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "a", Supported: no},
+		{NuggetID: "n1", Sentence: "b", Covers: no},
+		{NuggetID: "n1", Sentence: "c"},
+		{NuggetID: "n1", Sentence: "", Supported: no},
+		{NuggetID: "gone", Sentence: "d", Supported: no},
+	}
+	if got := pipeline.DroppedUnsupported([]pipeline.Nugget{{ID: "n1"}}, cands); got != 2 {
+		t.Errorf("DroppedUnsupported = %d, want 2", got)
+	}
+}
+
+func TestOutcomeOf(t *testing.T) {
+	yes, no := pipeline.VerdictYes, pipeline.VerdictNo
+	passed := pipeline.Candidate{Sentence: "p", Supported: yes, Covers: yes}
+	failed := pipeline.Candidate{Sentence: "f", Supported: no, Covers: yes}
+	unchecked := pipeline.Candidate{Sentence: "u"}
+	for _, tc := range []struct {
+		name      string
+		sentences int
+		cands     []pipeline.Candidate
+		verified  bool
+		want      pipeline.NuggetResult
+	}{
+		{"answered", 1, []pipeline.Candidate{passed}, true, pipeline.NuggetResult{Outcome: pipeline.OutcomeAnswered, Candidates: 1, Checked: 1}},
+		{"no candidate", 0, []pipeline.Candidate{{Sentence: ""}}, true, pipeline.NuggetResult{Outcome: pipeline.OutcomeNoCandidate}},
+		{"all checked failed", 0, []pipeline.Candidate{failed, failed, unchecked}, true,
+			pipeline.NuggetResult{Outcome: pipeline.OutcomeNoSupported, Candidates: 3, Checked: 2, Failed: 2}},
+		{"a passed one left out", 0, []pipeline.Candidate{failed, passed}, true,
+			pipeline.NuggetResult{Outcome: pipeline.OutcomeLeftOut, Candidates: 2, Checked: 2, Failed: 1}},
+		{"unverified, unchecked left out", 0, []pipeline.Candidate{unchecked}, false,
+			pipeline.NuggetResult{Outcome: pipeline.OutcomeLeftOut, Candidates: 1}},
+		{"verified, only unchecked", 0, []pipeline.Candidate{unchecked}, true,
+			pipeline.NuggetResult{Outcome: pipeline.OutcomeNoSupported, Candidates: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, pipeline.OutcomeOf(tc.sentences, tc.cands, tc.verified)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
 	}
 }

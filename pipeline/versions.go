@@ -627,6 +627,120 @@ type StatusRecord struct {
 	At time.Time
 	// Version is the version the status was set on.
 	Version int
+	// Confirmed, on an approval, are the citations the approver
+	// confirmed approving although no reviewer had found them supported
+	// (CheckApproval); zero when every citation was reviewed supported.
+	Confirmed OpenCitations
+}
+
+// Text words the status change for a report's history: "submitted for
+// review by alan", "approved with 4 unreviewed and 1 not supported
+// citations, confirmed by grace".
+func (r StatusRecord) Text() string {
+	by := r.By
+	if by == "" {
+		by = "someone"
+	}
+	switch r.Status {
+	case StatusInReview:
+		return "submitted for review by " + by
+	case StatusApproved:
+		if r.Confirmed.Any() {
+			return "approved with " + r.Confirmed.String() + ", confirmed by " + by
+		}
+		return "approved by " + by
+	}
+	return "moved to draft by " + by
+}
+
+// OpenCitations counts the citations of a report version no reviewer has
+// found supported: unreviewed, partly supported and not supported.
+type OpenCitations struct {
+	Unreviewed  int
+	Partly      int
+	Unsupported int
+}
+
+// Open counts the summary's citations no reviewer has found supported.
+func (s ReviewSummary) Open() OpenCitations {
+	return OpenCitations{Unreviewed: len(s.Unreviewed), Partly: s.Partly, Unsupported: s.Unsupported}
+}
+
+// Any reports whether any citation is open.
+func (o OpenCitations) Any() bool { return o.Unreviewed+o.Partly+o.Unsupported > 0 }
+
+// String words the counts: "4 unreviewed and 1 not supported citations",
+// "1 partly supported citation"; "no open citation" when there are none.
+func (o OpenCitations) String() string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		word string
+	}{{o.Unreviewed, "unreviewed"}, {o.Partly, "partly supported"}, {o.Unsupported, "not supported"}} {
+		if p.n > 0 {
+			parts = append(parts, strconv.Itoa(p.n)+" "+p.word)
+		}
+	}
+	total := o.Unreviewed + o.Partly + o.Unsupported
+	switch len(parts) {
+	case 0:
+		return "no open citation"
+	case 1:
+		return parts[0] + " " + plural(total, "citation", "citations")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + " " + plural(total, "citation", "citations")
+}
+
+// Approval is what an approver's form says besides the version.
+type Approval struct {
+	// Confirm is set when the approver confirmed approving although
+	// citations are open (unreviewed, partly or not supported).
+	Confirm bool
+	// Shown, when set, are the open citations the approver's page showed
+	// next to the confirmation: a confirmation of other counts than the
+	// version now has is refused, so nobody confirms what they did not
+	// see.
+	Shown *OpenCitations
+}
+
+// ApprovalError refuses an approval that needs a confirmation it lacks:
+// the version has open citations and the approver did not confirm them,
+// or confirmed other counts than the version now has. It wraps
+// ErrInvalid.
+type ApprovalError struct {
+	// Open are the version's open citations.
+	Open OpenCitations
+	// Shown are the counts the approver confirmed, when they differ.
+	Shown *OpenCitations
+}
+
+func (e *ApprovalError) Error() string {
+	if e.Shown != nil {
+		return fmt.Sprintf("the reviews changed since the page was shown (it showed %s; the report now has %s): look at them and confirm again",
+			e.Shown, e.Open)
+	}
+	return fmt.Sprintf("approving needs a confirmation: the report has %s; tick the confirmation next to the Approve button to approve it all the same",
+		e.Open)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) hold.
+func (e *ApprovalError) Unwrap() error { return ErrInvalid }
+
+// CheckApproval decides whether a version with open citations may be
+// approved with the approver's a: nil when no citation is open, or when
+// the approver confirmed (and, if the form says which counts it showed,
+// they are the version's); else *ApprovalError.
+func CheckApproval(open OpenCitations, a Approval) error {
+	if !open.Any() {
+		return nil
+	}
+	if !a.Confirm {
+		return &ApprovalError{Open: open}
+	}
+	if a.Shown != nil && *a.Shown != open {
+		return &ApprovalError{Open: open, Shown: a.Shown}
+	}
+	return nil
 }
 
 // ReviewVerdict is a reviewer's verdict on a citation.
@@ -756,9 +870,13 @@ type VersionStore interface {
 
 	// Status returns a report's status; a report never moved is a draft.
 	Status(ctx context.Context, reportID int64) (StatusRecord, error)
-	// SetStatus moves a report to rec.Status, as of version base: it
-	// fails with *StaleVersionError when base is not the newest version
-	// and with ErrConflict when the move is not allowed from the current
-	// status (ReportStatus.CheckMove). rec.Version is set to base.
+	// SetStatus moves a report to rec.Status, as of version base, and
+	// records the change (with rec.Confirmed) among its status changes:
+	// it fails with *StaleVersionError when base is not the newest
+	// version and with ErrConflict when the move is not allowed from the
+	// current status (ReportStatus.CheckMove). rec.Version is set to base.
 	SetStatus(ctx context.Context, reportID int64, base int, rec StatusRecord) (StatusRecord, error)
+	// StatusChanges lists a report's status changes, newest first; a
+	// report never moved from draft has none.
+	StatusChanges(ctx context.Context, reportID int64) ([]StatusRecord, error)
 }

@@ -321,3 +321,43 @@ func TestSentenceKey(t *testing.T) {
 		t.Errorf("key %q is not 16 hex digits", k)
 	}
 }
+
+func TestCheckApproval(t *testing.T) {
+	open := pipeline.OpenCitations{Unreviewed: 4, Unsupported: 1}
+	other := pipeline.OpenCitations{Unreviewed: 4}
+	for _, tc := range []struct {
+		name    string
+		open    pipeline.OpenCitations
+		a       pipeline.Approval
+		refused bool
+	}{
+		{"all reviewed supported, nothing confirmed", pipeline.OpenCitations{}, pipeline.Approval{}, false},
+		{"open, not confirmed", open, pipeline.Approval{}, true},
+		{"open, confirmed", open, pipeline.Approval{Confirm: true}, false},
+		{"open, confirmed as shown", open, pipeline.Approval{Confirm: true, Shown: &open}, false},
+		{"open, confirmed other counts", open, pipeline.Approval{Confirm: true, Shown: &other}, true},
+		{"counts shown but not confirmed", open, pipeline.Approval{Shown: &open}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := pipeline.CheckApproval(tc.open, tc.a)
+			var ae *pipeline.ApprovalError
+			if got := errors.As(err, &ae); got != tc.refused || (got && !errors.Is(err, pipeline.ErrInvalid)) {
+				t.Errorf("err = %v, refused %v", err, tc.refused)
+			}
+		})
+	}
+	for o, want := range map[pipeline.OpenCitations]string{
+		{}:                              "no open citation",
+		{Partly: 1}:                     "1 partly supported citation",
+		{Unreviewed: 4, Unsupported: 1}: "4 unreviewed and 1 not supported citations",
+		{Unreviewed: 1, Partly: 1, Unsupported: 2}: "1 unreviewed, 1 partly supported and 2 not supported citations",
+	} {
+		if got := o.String(); got != want {
+			t.Errorf("%+v reads %q, want %q", o, got, want)
+		}
+	}
+	rec := pipeline.StatusRecord{Status: pipeline.StatusApproved, By: "grace", Confirmed: open}
+	if got := rec.Text(); got != "approved with 4 unreviewed and 1 not supported citations, confirmed by grace" {
+		t.Errorf("history text %q", got)
+	}
+}

@@ -34,6 +34,13 @@ const (
 	FieldNuggetAnswer   = "answer"
 	// FieldPinned is "1" to pin a nugget, "0" to unpin it.
 	FieldPinned = "pinned"
+	// FieldConfirmOpen, set to "1", confirms approving a report although
+	// citations are unreviewed, partly or not supported; FieldOpen... carry
+	// the counts the page showed next to the confirmation.
+	FieldConfirmOpen     = "confirm_unreviewed"
+	FieldOpenUnreviewed  = "open_unreviewed"
+	FieldOpenPartly      = "open_partly"
+	FieldOpenUnsupported = "open_unsupported"
 	// ParamCiteReport, on a document page, names the report a selection
 	// of the document can be added to.
 	ParamCiteReport = "report"
@@ -192,6 +199,43 @@ func (a *Authoring) reviewCountsText() string {
 		formatCount(r.Unsupported) + " not supported"
 }
 
+// open is the current version's citations no reviewer has found
+// supported, which approving must confirm.
+func (a *Authoring) open() pipeline.OpenCitations { return a.Reviews.Open() }
+
+// confirmText labels the approval's confirmation checkbox: "Approve
+// although 4 citations are unreviewed and 1 is not supported".
+func (a *Authoring) confirmText() string {
+	o := a.open()
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{o.Unreviewed, "unreviewed"}, {o.Partly, "partly supported"}, {o.Unsupported, "not supported"}} {
+		if p.n == 0 {
+			continue
+		}
+		verb := plural(p.n, "is", "are")
+		if len(parts) == 0 {
+			parts = append(parts, countText(p.n, "citation", "citations")+" "+verb+" "+p.what)
+		} else {
+			parts = append(parts, formatCount(p.n)+" "+verb+" "+p.what)
+		}
+	}
+	text := "Approve although "
+	for i, p := range parts {
+		switch {
+		case i == 0:
+		case i == len(parts)-1:
+			text += " and "
+		default:
+			text += ", "
+		}
+		text += p
+	}
+	return text
+}
+
 // statusClass styles the status badge.
 func statusClass(s pipeline.ReportStatus) string {
 	return "badge status-" + strings.ReplaceAll(string(s), "_", "-")
@@ -211,12 +255,14 @@ func reviewClass(v pipeline.ReviewVerdict) string {
 // reviewVerdicts are the choices of the review form in order.
 var reviewVerdicts = []pipeline.ReviewVerdict{pipeline.ReviewSupported, pipeline.ReviewPartly, pipeline.ReviewUnsupported}
 
-// HistoryPage lists a report's versions.
+// HistoryPage lists a report's versions and status changes.
 type HistoryPage struct {
 	Site     Site
 	Report   pipeline.Report
 	Versions []pipeline.VersionInfo
 	Status   pipeline.StatusRecord
+	// StatusChanges are the report's status changes, newest first.
+	StatusChanges []pipeline.StatusRecord
 }
 
 // current is the newest version's number.

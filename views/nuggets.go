@@ -45,6 +45,8 @@ type NuggetView struct {
 	Candidates int
 	// Sentences counts the report's sentences answering it.
 	Sentences int
+	// Result says what became of it, and why when it has no sentence.
+	Result pipeline.NuggetResult
 	// Pinned and Changed are the bank's marks (pipeline.DraftNugget).
 	Pinned  bool
 	Changed bool
@@ -104,10 +106,30 @@ func countText(n int, one, many string) string {
 	return formatCount(n) + " " + plural(n, one, many)
 }
 
-// sentenceText says how many of the report's sentences answer a nugget.
+// sentenceText says how many of the report's sentences answer a nugget,
+// or why none does.
 func (n NuggetView) sentenceText() string {
 	if n.Sentences == 0 {
-		return "no sentence in the report"
+		if n.Result.Outcome == "" {
+			return "no sentence in the report"
+		}
+		return n.Result.Outcome.Label()
 	}
 	return countText(n.Sentences, "sentence", "sentences") + " in the report"
+}
+
+// reasonText says why a nugget has no sentence, with the counts behind
+// it: "no supported sentence (4 of 6 candidates checked, 4 failed)".
+func (n NuggetView) reasonText() string {
+	r := n.Result
+	switch r.Outcome {
+	case pipeline.OutcomeNoSupported:
+		return r.Outcome.Label() + " (" + formatCount(r.Checked) + " of " + countText(r.Candidates, "candidate", "candidates") +
+			" checked, " + formatCount(r.Failed) + " failed)"
+	case pipeline.OutcomeLeftOut:
+		return r.Outcome.Label() + " (" + countText(n.Candidates, "candidate", "candidates") + ")"
+	case "":
+		return countText(n.Candidates, "candidate", "candidates")
+	}
+	return r.Outcome.Label()
 }

@@ -106,6 +106,17 @@ func reportLengthText(r pipeline.Report) string {
 	return formatCount(r.Length()) + " of " + formatCount(r.Request.Limit) + " " + plural(r.Request.Limit, "character", "characters")
 }
 
+// verificationClass styles the line saying what verification did for a
+// report: a notice when a verified report holds sentences that stand on
+// no verification or failed a check.
+func verificationClass(r pipeline.Report) string {
+	v := r.Verification()
+	if v.Verified && (v.Unchecked > 0 || v.Failed > 0) {
+		return "report-verification notice"
+	}
+	return "report-verification"
+}
+
 // verdictText says what a verification check found.
 func verdictText(v pipeline.Verdict) string {
 	switch v {

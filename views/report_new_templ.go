@@ -800,7 +800,7 @@ func NewReport(vm ReportForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "\"> Verify sentences (Crucible-Verified)</label><p class=\"help\">Yes/no model checks that each cited span supports its sentence and that the sentence answers its nugget; candidates that fail are dropped. Costs more model calls.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "\"> Verify sentences (Crucible-Verified)</label><p class=\"help\">Yes/no model checks that each cited span supports its sentence and that the sentence answers its nugget; only sentences that pass both are used, so a nugget none of whose checked candidates passes gets no sentence. Costs more model calls.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -22,12 +22,13 @@ type fakeVersions struct {
 	versions map[int64][]pipeline.Version
 	reviews  map[int64]map[string]pipeline.Review
 	status   map[int64]pipeline.StatusRecord
+	moves    map[int64][]pipeline.StatusRecord // status changes, oldest first
 	changes  int
 }
 
 func newFakeVersions() *fakeVersions {
 	return &fakeVersions{versions: map[int64][]pipeline.Version{}, reviews: map[int64]map[string]pipeline.Review{},
-		status: map[int64]pipeline.StatusRecord{}}
+		status: map[int64]pipeline.StatusRecord{}, moves: map[int64][]pipeline.StatusRecord{}}
 }
 
 // changed counts the versions, reviews and statuses stored after seeding.
@@ -131,6 +132,7 @@ func (f *fakeVersions) SetStatus(_ context.Context, id int64, base int, rec pipe
 	}
 	rec.Version = base
 	f.status[id] = rec
+	f.moves[id] = append(f.moves[id], rec)
 	f.changes++
 	return rec, nil
 }
@@ -263,4 +265,12 @@ func newTestAuthoring(t *testing.T, jobs *fakeJobStore, docs pipeline.DocumentSt
 	versions.changes = 0
 	versions.mu.Unlock()
 	return ed, versions, model
+}
+
+func (f *fakeVersions) StatusChanges(_ context.Context, id int64) ([]pipeline.StatusRecord, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := slices.Clone(f.moves[id])
+	slices.Reverse(out)
+	return out, nil
 }

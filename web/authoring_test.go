@@ -96,7 +96,7 @@ func authoringStateRoutes() []stateRoute {
 		{name: "submit for review", route: "POST /reports/:id/submit", perm: edit, allowed: http.StatusSeeOther,
 			send: one("/reports/12/submit")},
 		{name: "approve", route: "POST /reports/:id/approve", perm: approve, allowed: http.StatusSeeOther,
-			send: one("/reports/13/approve")},
+			send: one("/reports/13/approve", "confirm_unreviewed", "1")},
 		{name: "reopen", route: "POST /reports/:id/reopen", perm: edit, allowed: http.StatusSeeOther,
 			send: one("/reports/13/reopen")},
 		{name: "add a nugget", route: "POST /reports/:id/nuggets/add", perm: edit, allowed: http.StatusSeeOther,
@@ -357,7 +357,7 @@ func TestReviewAndApprove(t *testing.T) {
 	if got := textOf(reportPage(t, grace, "/reports/12"), "status-label"); got != "in review" {
 		t.Errorf("status %q after submitting", got)
 	}
-	wantRedirect(t, postWith(grace, graceToken, "/reports/12/approve", formOf("version", "1")), "/reports/12")
+	wantRedirect(t, postWith(grace, graceToken, "/reports/12/approve", formOf("version", "1", "confirm_unreviewed", "1")), "/reports/12")
 	doc = reportPage(t, alan, "/reports/12")
 	if textOf(doc, "status-label") != "approved" || byTestID(doc, "edit-form").Length() != 0 || byTestID(doc, "reopen").Length() != 1 {
 		t.Errorf("approved page: status %q, %d edit forms, %d reopen buttons", textOf(doc, "status-label"),
@@ -625,5 +625,107 @@ func TestAuthoringCSRF(t *testing.T) {
 	}
 	if got := s.versions.changed(); got != changes {
 		t.Errorf("posts without a valid CSRF token stored %d changes", got-changes)
+	}
+}
+
+// TestApproveNeedsConfirmation: approving a report whose citations are
+// not all reviewed supported is refused with 422 unless the form carries
+// the confirmation, and changes nothing; confirmed, the approval records
+// the counts, which the history shows. Confirming counts other than the
+// page's current ones is refused too.
+func TestApproveNeedsConfirmation(t *testing.T) {
+	s := newAccountServer(t, web.Config{}, newFakeAccounts(t, adminUser, analystUser, reviewerUser))
+	grace, token := authorBrowser(t, s, reviewerUser)
+	id := strconv.Itoa(reviewedReportID)
+	page := "/reports/" + id
+
+	// Report 13 is in review: sentence 1 not supported, the rest unreviewed.
+	doc := reportPage(t, grace, page)
+	key := byTestID(doc, "review-form").First().Find(`input[name="key"]`).AttrOr("value", "")
+	wantRedirect(t, postWith(grace, token, page+"/sentences/1/review",
+		formOf("version", "1", "key", key, "verdict", "unsupported")), page+"#s1")
+	doc = reportPage(t, grace, page)
+	if got, want := strings.Join(strings.Fields(textOf(doc, "approve-confirm-label")), " "), "Approve although 3 citations are unreviewed and 1 is not supported"; got != want {
+		t.Errorf("confirmation label %q, want %q", got, want)
+	}
+	form := byTestID(doc, "approve-form")
+	shown := map[string]string{}
+	for _, f := range []string{"open_unreviewed", "open_partly", "open_unsupported"} {
+		shown[f] = form.Find(`input[name="`+f+`"]`).AttrOr("value", "")
+	}
+	if diff := cmp.Diff(map[string]string{"open_unreviewed": "3", "open_partly": "0", "open_unsupported": "1"}, shown); diff != "" {
+		t.Errorf("counts the form carries (-want +got)\n%s", diff)
+	}
+	if _, required := byTestID(doc, "approve-confirm").Attr("required"); required {
+		t.Error("the checkbox is required in the browser: the server's refusal must be reachable")
+	}
+
+	for _, tc := range []struct {
+		name string
+		form url.Values
+		want string
+	}{
+		{"no confirmation", formOf("version", "1", "open_unreviewed", "3", "open_partly", "0", "open_unsupported", "1"),
+			"Approving needs a confirmation: the report has 3 unreviewed and 1 not supported citations"},
+		{"no confirmation, no counts", formOf("version", "1"), "Approving needs a confirmation"},
+		{"confirmed other counts", formOf("version", "1", "confirm_unreviewed", "1", "open_unreviewed", "4", "open_partly", "0", "open_unsupported", "0"),
+			"The reviews changed since the page was shown (it showed 4 unreviewed citations; the report now has 3 unreviewed and 1 not supported citations)"},
+		{"half the counts", formOf("version", "1", "confirm_unreviewed", "1", "open_unreviewed", "3"), "sent 1 of the 3 open-citation counts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := postWith(grace, token, page+"/approve", tc.form)
+			wantStatus(t, rec, http.StatusUnprocessableEntity)
+			doc := parseHTML(t, rec)
+			if got := textOf(doc, "action-problem"); !strings.Contains(got, tc.want) {
+				t.Errorf("problem %q, want it to contain %q", got, tc.want)
+			}
+			if got := textOf(doc, "status-label"); got != "in review" {
+				t.Errorf("status %q after a refused approval", got)
+			}
+			if byTestID(doc, "approve-confirm").Length() != 1 {
+				t.Error("the refusal page offers no confirmation")
+			}
+		})
+	}
+
+	wantRedirect(t, postWith(grace, token, page+"/approve", formOf("version", "1", "confirm_unreviewed", "1",
+		"open_unreviewed", "3", "open_partly", "0", "open_unsupported", "1")), page)
+	doc = reportPage(t, grace, page)
+	if got := textOf(doc, "status-label"); got != "approved" {
+		t.Errorf("status %q after a confirmed approval", got)
+	}
+	if got := textOf(doc, "status-confirmed"); got != "approved with 3 unreviewed and 1 not supported citations, confirmed" {
+		t.Errorf("status line %q", got)
+	}
+	hist := reportPage(t, grace, page+"/history")
+	want := []string{"approved with 3 unreviewed and 1 not supported citations, confirmed by grace", "submitted for review by alan"}
+	if diff := cmp.Diff(want, texts(hist, "status-change-text")); diff != "" {
+		t.Errorf("status changes in the history (-want +got)\n%s", diff)
+	}
+}
+
+// TestApproveFullyReviewed: a report whose every citation a reviewer
+// found supported is approved without a confirmation, and the page
+// offers none.
+func TestApproveFullyReviewed(t *testing.T) {
+	s := newAccountServer(t, web.Config{}, newFakeAccounts(t, adminUser, analystUser, reviewerUser))
+	grace, token := authorBrowser(t, s, reviewerUser)
+	page := "/reports/" + strconv.Itoa(reviewedReportID)
+	doc := reportPage(t, grace, page)
+	byTestID(doc, "review-form").Each(func(i int, f *goquery.Selection) {
+		key := f.Find(`input[name="key"]`).AttrOr("value", "")
+		n := strconv.Itoa(i + 1)
+		wantRedirect(t, postWith(grace, token, page+"/sentences/"+n+"/review",
+			formOf("version", "1", "key", key, "verdict", "supported")), page+"#s"+n)
+	})
+	doc = reportPage(t, grace, page)
+	if byTestID(doc, "approve").Length() != 1 || byTestID(doc, "approve-confirm").Length() != 0 {
+		t.Errorf("a fully reviewed report: %d approve buttons, %d confirmations; want 1 and 0",
+			byTestID(doc, "approve").Length(), byTestID(doc, "approve-confirm").Length())
+	}
+	wantRedirect(t, postWith(grace, token, page+"/approve", formOf("version", "1")), page)
+	hist := reportPage(t, grace, page+"/history")
+	if got := texts(hist, "status-change-text"); len(got) == 0 || got[0] != "approved by grace" {
+		t.Errorf("status changes %q, want an approval with nothing confirmed first", got)
 	}
 }

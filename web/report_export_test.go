@@ -605,3 +605,55 @@ func unescapedAngles(line string) string {
 	}
 	return raw.String()
 }
+
+// TestReportVerificationCounts: the report page's header, the printable
+// page, the Markdown export and the NeuCLIR JSON say how many candidate
+// sentences verification dropped and how many sentences are unchecked.
+func TestReportVerificationCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		verify  bool
+		dropped int
+		want    string
+		notice  bool
+	}{
+		{"verified", true, 2, "2 candidate sentences dropped as unsupported by verification · 3 of 4 sentences unchecked · 1 failed a check", true},
+		{"not verified", false, 0, "3 of 4 sentences unchecked (verification was off) · 1 failed a check", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newReportServer(t, reportStore(), web.Config{})
+			rep := sampleReport() // sentence 2 failed support; 1, 3 and 4 lack verdicts
+			rep.Settings.Verify, rep.DroppedUnsupported = tc.verify, tc.dropped
+			withReport(s, rep)
+
+			doc := parseHTML(t, s.get(t, "/reports/9"))
+			if got := textOf(doc, "report-verification"); got != tc.want {
+				t.Errorf("report page: %q, want %q", got, tc.want)
+			}
+			if got := byTestID(doc, "report-verification").HasClass("notice"); got != tc.notice {
+				t.Errorf("report page: notice %v, want %v", got, tc.notice)
+			}
+			doc = parseHTML(t, s.get(t, views.ReportPrintURL(9)))
+			if got := textOf(doc, "print-verification"); got != tc.want {
+				t.Errorf("printable page: %q, want %q", got, tc.want)
+			}
+			md := s.get(t, views.ReportExportMarkdownURL(9)).Body.String()
+			if !strings.Contains(md, "_Verification: "+tc.want+"._") {
+				t.Errorf("Markdown export lacks the counts:\n%s", md)
+			}
+			var neu struct {
+				Crucible struct {
+					Verified           bool `json:"verified"`
+					DroppedUnsupported int  `json:"dropped_unsupported"`
+					Unchecked          int  `json:"unchecked"`
+				} `json:"crucible"`
+			}
+			if err := json.Unmarshal(s.get(t, views.ReportExportJSONURL(9)).Body.Bytes(), &neu); err != nil {
+				t.Fatal(err)
+			}
+			if c := neu.Crucible; c.Verified != tc.verify || c.DroppedUnsupported != tc.dropped || c.Unchecked != 3 {
+				t.Errorf("NeuCLIR crucible object %+v", c)
+			}
+		})
+	}
+}

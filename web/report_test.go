@@ -390,7 +390,8 @@ func withNuggetBank(s *reportServer) {
 		{ID: "n7", Question: "An orphan?", Answer: "Merged, but named by no group."},
 	}
 	s.jobs.candidates[5] = []pipeline.Candidate{
-		{NuggetID: "n1"}, {NuggetID: "n4"}, {NuggetID: "n2"}, {NuggetID: "n1"}, {NuggetID: "n4"}, {NuggetID: "n3"},
+		{NuggetID: "n1", Sentence: "It grows."}, {NuggetID: "n4", Sentence: "The union endures."}, {NuggetID: "n2", Sentence: "Denmark."},
+		{NuggetID: "n1", Sentence: "It grows fast."}, {NuggetID: "n4", Sentence: "The union lasts."}, {NuggetID: "n3", Sentence: "Yes."},
 	}
 	s.jobs.retrieval[5] = []pipeline.RetrievedDoc{
 		{Rank: 1, DocID: sotu, Title: "Address Before a Joint Session"},
@@ -448,7 +449,7 @@ func TestNuggetBank(t *testing.T) {
 			Candidates: "1 candidate", Sentences: "1 sentence in the report",
 			Sources: []string{"Address Before a Joint Session </documents/sotu/2021%20biden>"}},
 		{Rank: "4", Question: "What endures?", Answer: "The union.", Quality: "0.450", Popularity: "2",
-			Candidates: "2 candidates", Sentences: "no sentence in the report",
+			Candidates: "2 candidates", Sentences: "left out: length limit, duplicate or removed by hand",
 			Sources:     []string{"Address Before a Joint Session </documents/sotu/2021%20biden>"},
 			Paraphrases: []string{"What lasts? — The union lasts. n4b", "n4x"}},
 	}
@@ -475,7 +476,7 @@ func TestNuggetBank(t *testing.T) {
 		href, _ := li.Find("a").Attr("href")
 		unused = append(unused, href+" "+strings.Join(strings.Fields(li.Text()), " "))
 	})
-	if diff := cmp.Diff([]string{"#nugget-n4 #4 What endures? — 2 candidates"}, unused); diff != "" {
+	if diff := cmp.Diff([]string{"#nugget-n4 #4 What endures? — left out: length limit, duplicate or removed by hand (2 candidates)"}, unused); diff != "" {
 		t.Errorf("nuggets without a sentence (-want +got):\n%s", diff)
 	}
 	if n := doc.Find("#" + views.NuggetAnchor("n4")).Length(); n != 1 {
@@ -506,6 +507,50 @@ func TestNuggetBank(t *testing.T) {
 		if href, _ := byTestID(doc, id).Attr("href"); href != want {
 			t.Errorf("%s = %q, want %q", id, href, want)
 		}
+	}
+}
+
+// TestNuggetBankOutcomes: in a verified report, the nugget bank tells a
+// nugget whose checked candidates all failed verification ("no supported
+// sentence") from one scanning found nothing for and from one whose
+// usable sentence was left out.
+func TestNuggetBankOutcomes(t *testing.T) {
+	s := newReportServer(t, reportStore(), web.Config{})
+	rep := sampleReport()
+	rep.Settings.Verify = true
+	rep.Sentences = rep.Sentences[:1] // n1 only
+	withReport(s, rep)
+	s.jobs.nuggets[5] = []pipeline.Nugget{
+		{ID: "n1", Question: "Answered?", Rank: 1, Popularity: 1},
+		{ID: "n2", Question: "Nothing found?", Rank: 2, Popularity: 1},
+		{ID: "n3", Question: "All failed?", Rank: 3, Popularity: 1},
+		{ID: "n4", Question: "Left out?", Rank: 4, Popularity: 1},
+	}
+	yes, no := pipeline.VerdictYes, pipeline.VerdictNo
+	s.jobs.candidates[5] = []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "The economy is growing.", Supported: yes, Covers: yes},
+		{NuggetID: "n3", Sentence: "Fails support.", Supported: no, Covers: yes},
+		{NuggetID: "n3", Sentence: "Fails coverage.", Supported: yes, Covers: no},
+		{NuggetID: "n3", Sentence: "Never checked."},
+		{NuggetID: "n4", Sentence: "Passed, but too long for the limit.", Supported: yes, Covers: yes},
+	}
+	doc := parseHTML(t, s.get(t, "/reports/9/nuggets"))
+	var got []string
+	byTestID(doc, "no-sentence-item").Each(func(_ int, li *goquery.Selection) {
+		got = append(got, li.AttrOr("data-outcome", "")+": "+li.Find(`[data-testid="no-sentence-question"]`).Text()+
+			" "+li.Find(`[data-testid="no-sentence-reason"]`).Text())
+	})
+	want := []string{
+		"no_candidate: Nothing found? no candidate found",
+		"no_supported: All failed? no supported sentence (2 of 3 candidates checked, 2 failed)",
+		"left_out: Left out? left out: length limit, duplicate or removed by hand (1 candidate)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nuggets without a sentence (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"1 sentence in the report", "no candidate found", "no supported sentence", "left out: length limit, duplicate or removed by hand"},
+		texts(doc, "nugget-sentences")); diff != "" {
+		t.Errorf("kept nuggets' sentences (-want +got):\n%s", diff)
 	}
 }
 

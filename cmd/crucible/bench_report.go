@@ -159,7 +159,9 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // divided among the slots, whichever is larger, times the latency.
 // Dependent rounds: ideation 2 (summary, then nuggets), merge 1, rank 1,
 // scan 1 (a nugget's first batch; later batches depend on earlier ones
-// only when early stopping fails, which the bound ignores), verify 2.
+// only when early stopping fails, which the bound ignores), verify 2 (a
+// candidate's support, then coverage; the further rounds taken when a
+// nugget's best candidates fail are ignored likewise).
 func criticalPath(calls map[pipeline.Task]int, slots int, latency time.Duration, s pipeline.Settings) time.Duration {
 	rounds := func(n, chain int) int {
 		if n == 0 {

@@ -121,7 +121,9 @@ const openAll = `document.querySelectorAll("details").forEach(d => { d.open = tr
 // edits a sentence's text (the sentence is then marked for re-check),
 // swaps a candidate into it instead, edits another sentence and submits
 // the report for review; grace (reviewer) records a verdict on that
-// sentence's citation and approves the report; the Markdown export then
+// sentence's citation and tries to approve the report: with the other
+// citations unreviewed the approval is refused until she ticks the
+// confirmation, which the history then records; the Markdown export then
 // holds alan's words.
 func TestBrowserAuthoring(t *testing.T) {
 	ctx := newBrowser(t)
@@ -224,15 +226,50 @@ func TestBrowserAuthoring(t *testing.T) {
 	if got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="review-support"]`))); got != "0.500" {
 		t.Errorf("reviewed citation support %q, want 0.500", got)
 	}
+	// The other citations are unreviewed: approving without ticking the
+	// confirmation beside the button is refused, and the page says why.
+	label, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="approve-confirm-label"]`)))
+	if err != nil || !strings.Contains(label, "citations are unreviewed and 1 is partly supported") {
+		t.Fatalf("confirmation beside Approve reads %q (%v)", label, err)
+	}
 	err = do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="approve"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-problem"]`)),
+	)
+	if err != nil {
+		t.Fatalf("approve without the confirmation: %v", err)
+	}
+	if got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="action-problem"]`))); !strings.Contains(got, "Approving needs a confirmation") {
+		t.Errorf("refusal reads %q", got)
+	}
+	if got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="status-label"]`))); got != "in review" {
+		t.Errorf("status %q after a refused approval", got)
+	}
+	// Ticked, the approval goes through and the history records it.
+	err = do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="approve-confirm"]`), chromedp.NodeVisible),
 		chromedp.Click(chromedp.CSS(`[data-testid="approve"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="approved-notice"]`)),
 	)
 	if err != nil {
-		t.Fatalf("approve: %v", err)
+		t.Fatalf("approve with the confirmation: %v", err)
 	}
 	if got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="status-label"]`))); got != "approved" {
 		t.Errorf("status %q after approving", got)
+	}
+	err = do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="history-link"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="status-changes"]`)),
+	)
+	if err != nil {
+		t.Fatalf("open the history: %v", err)
+	}
+	entry, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="status-change-text"]`)))
+	if err != nil || !strings.HasPrefix(entry, "approved with ") || !strings.HasSuffix(entry, " unreviewed and 1 partly supported citations, confirmed by grace") {
+		t.Errorf("newest status change reads %q (%v)", entry, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(reportURL), chromedp.WaitVisible(chromedp.CSS(`[data-testid="approved-notice"]`))); err != nil {
+		t.Fatal(err)
 	}
 
 	// The Markdown export holds the edited sentence.

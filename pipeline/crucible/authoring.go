@@ -526,6 +526,10 @@ func regenerateChange(nuggets int, res RegenerateResult) string {
 	if res.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s dropped", res.Dropped, plural(res.Dropped, "sentence", "sentences")))
 	}
+	if res.DroppedUnsupported > 0 {
+		parts = append(parts, fmt.Sprintf("%d candidate %s dropped as unsupported by verification", res.DroppedUnsupported,
+			plural(res.DroppedUnsupported, "sentence", "sentences")))
+	}
 	if len(res.Unanswered) > 0 {
 		parts = append(parts, "no sentence found for "+strings.Join(res.Unanswered, ", "))
 	}
@@ -593,10 +597,19 @@ func (ed *Editor) Status(ctx context.Context, reportID int64) (pipeline.StatusRe
 	return ed.Versions.Status(ctx, reportID)
 }
 
+// StatusChanges lists the report's status changes, newest first.
+func (ed *Editor) StatusChanges(ctx context.Context, reportID int64) ([]pipeline.StatusRecord, error) {
+	return ed.Versions.StatusChanges(ctx, reportID)
+}
+
 // SetStatus moves the report to status to as of version e.Base (see
 // pipeline.ReportStatus.CheckMove for the moves allowed); a stale base is
-// refused, so nobody approves text they have not seen.
+// refused, so nobody approves text they have not seen. Approving this way
+// confirms nothing: it is Approve without a confirmation.
 func (ed *Editor) SetStatus(ctx context.Context, e pipeline.Edit, to pipeline.ReportStatus) (pipeline.StatusRecord, error) {
+	if to == pipeline.StatusApproved {
+		return ed.Approve(ctx, e, pipeline.Approval{})
+	}
 	cur, err := ed.Current(ctx, e.Report)
 	if err != nil {
 		return pipeline.StatusRecord{}, err
@@ -605,4 +618,40 @@ func (ed *Editor) SetStatus(ctx context.Context, e pipeline.Edit, to pipeline.Re
 		return pipeline.StatusRecord{}, &pipeline.StaleVersionError{Base: e.Base, Current: cur.VersionInfo}
 	}
 	return ed.Versions.SetStatus(ctx, e.Report, e.Base, pipeline.StatusRecord{Status: to, By: e.Author, At: ed.now()})
+}
+
+// Approve approves the report in review as of version e.Base. When some
+// of the version's citations are unreviewed, or a reviewer found them
+// only partly or not supported, the approver must confirm them (a): an
+// approval without the confirmation, or confirming other counts than the
+// version has, is refused with *pipeline.ApprovalError (wrapping
+// pipeline.ErrInvalid) and changes nothing. The counts confirmed are
+// recorded with the approval (pipeline.StatusRecord.Confirmed). A stale
+// base or a report not in review is refused as SetStatus refuses it.
+func (ed *Editor) Approve(ctx context.Context, e pipeline.Edit, a pipeline.Approval) (pipeline.StatusRecord, error) {
+	cur, err := ed.Current(ctx, e.Report)
+	if err != nil {
+		return pipeline.StatusRecord{}, err
+	}
+	if cur.Number != e.Base {
+		return pipeline.StatusRecord{}, &pipeline.StaleVersionError{Base: e.Base, Current: cur.VersionInfo}
+	}
+	st, err := ed.Versions.Status(ctx, e.Report)
+	if err != nil {
+		return pipeline.StatusRecord{}, err
+	}
+	if err := st.Status.CheckMove(pipeline.StatusApproved); err != nil {
+		return pipeline.StatusRecord{}, err
+	}
+	reviews, err := ed.Versions.Reviews(ctx, e.Report)
+	if err != nil {
+		return pipeline.StatusRecord{}, err
+	}
+	open := pipeline.SummarizeReviews(cur.Sentences, reviews).Open()
+	if err := pipeline.CheckApproval(open, a); err != nil {
+		return pipeline.StatusRecord{}, err
+	}
+	return ed.Versions.SetStatus(ctx, e.Report, e.Base, pipeline.StatusRecord{
+		Status: pipeline.StatusApproved, By: e.Author, At: ed.now(), Confirmed: open,
+	})
 }

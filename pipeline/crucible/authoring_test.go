@@ -21,11 +21,12 @@ type memVersions struct {
 	versions map[int64][]pipeline.Version
 	reviews  map[int64]map[string]pipeline.Review
 	status   map[int64]pipeline.StatusRecord
+	moves    map[int64][]pipeline.StatusRecord // status changes, oldest first
 }
 
 func newMemVersions() *memVersions {
 	return &memVersions{versions: map[int64][]pipeline.Version{}, reviews: map[int64]map[string]pipeline.Review{},
-		status: map[int64]pipeline.StatusRecord{}}
+		status: map[int64]pipeline.StatusRecord{}, moves: map[int64][]pipeline.StatusRecord{}}
 }
 
 func (m *memVersions) CurrentVersion(_ context.Context, id int64) (pipeline.Version, error) {
@@ -111,6 +112,7 @@ func (m *memVersions) SetStatus(_ context.Context, id int64, base int, rec pipel
 	}
 	rec.Version = base
 	m.status[id] = rec
+	m.moves[id] = append(m.moves[id], rec)
 	return rec, nil
 }
 
@@ -251,8 +253,33 @@ func TestEditorVersionsAndConflicts(t *testing.T) {
 	if _, err := ed.SetStatus(ctx, pipeline.Edit{Report: 1, Base: 2, Author: "grace"}, pipeline.StatusApproved); !errors.As(err, &stale) {
 		t.Errorf("approve a stale version: err %v, want a StaleVersionError", err)
 	}
-	if _, err := ed.SetStatus(ctx, pipeline.Edit{Report: 1, Base: 3, Author: "grace"}, pipeline.StatusApproved); err != nil {
+	// One citation is partly supported, the others unreviewed: approving
+	// needs a confirmation of those counts, and records them.
+	open := pipeline.SummarizeReviews(cur.Sentences, rv).Open()
+	if open.Partly != 1 || open.Unreviewed != len(cur.Sentences)-1 {
+		t.Fatalf("open citations %+v", open)
+	}
+	var refused *pipeline.ApprovalError
+	if _, err := ed.SetStatus(ctx, pipeline.Edit{Report: 1, Base: 3, Author: "grace"}, pipeline.StatusApproved); !errors.As(err, &refused) || !errors.Is(err, pipeline.ErrInvalid) || refused.Open != open {
+		t.Errorf("approve with open citations, unconfirmed: err %v, want an ApprovalError of %+v", err, open)
+	}
+	other := pipeline.OpenCitations{Unreviewed: 1}
+	if _, err := ed.Approve(ctx, pipeline.Edit{Report: 1, Base: 3, Author: "grace"}, pipeline.Approval{Confirm: true, Shown: &other}); !errors.As(err, &refused) || refused.Shown == nil {
+		t.Errorf("approve confirming other counts: err %v, want an ApprovalError naming the counts shown", err)
+	}
+	if st, _ := ed.Status(ctx, 1); st.Status != pipeline.StatusInReview {
+		t.Errorf("a refused approval changed the status to %s", st.Status)
+	}
+	st, err := ed.Approve(ctx, pipeline.Edit{Report: 1, Base: 3, Author: "grace"}, pipeline.Approval{Confirm: true, Shown: &open})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if st.Confirmed != open {
+		t.Errorf("approval confirmed %+v, want %+v", st.Confirmed, open)
+	}
+	changes, _ := ed.StatusChanges(ctx, 1)
+	if len(changes) != 2 || changes[0].Text() != "approved with "+open.String()+", confirmed by grace" {
+		t.Errorf("status changes %+v", changes)
 	}
 	_, err = ed.Move(ctx, pipeline.Edit{Report: 1, Base: 3, Author: "alan"}, 0, 1)
 	if !errors.Is(err, pipeline.ErrConflict) || !strings.Contains(err.Error(), "approved (by grace)") {
@@ -497,4 +524,12 @@ func TestTrimSpan(t *testing.T) {
 			}
 		})
 	}
+}
+
+func (m *memVersions) StatusChanges(_ context.Context, id int64) ([]pipeline.StatusRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Clone(m.moves[id])
+	slices.Reverse(out)
+	return out, nil
 }

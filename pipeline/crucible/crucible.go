@@ -54,9 +54,12 @@ const (
 	maxScanPassages = 24
 	// scanBatch is how many passages of one nugget are scanned at once.
 	scanBatch = 4
-	// verifyExtra is how many candidates beyond k per nugget are verified,
-	// so a failed check can fall back to the next candidate.
-	verifyExtra = 1
+	// verifyExtra is how many candidates beyond k per nugget are verified
+	// at first, so a failed check can fall back to the next candidate;
+	// verifyMaxExtra how many beyond k may be verified in all when fewer
+	// than k pass (see run.verify).
+	verifyExtra    = 1
+	verifyMaxExtra = 3
 	// passagePool, passagesPerDoc and passageDecay shape the document
 	// ranking of retrieve (see rerankByPassages).
 	passagePool    = 1000
@@ -241,17 +244,20 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		return pipeline.Report{}, err
 	}
 	r.enter(StageAssemble, 1)
-	sentences := pipeline.Assemble(kept, r.onTopic(kept, cands), r.s.SentencesPerNugget, r.req.Limit, r.e.SentenceKey)
+	sentences := pipeline.Assemble(kept, r.onTopic(kept, cands), pipeline.AssembleOptions{
+		K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
+	})
 	r.tick(1, 1)
 	return pipeline.Report{
-		Request:   r.req,
-		RunID:     RunID(r.e.Name, r.s.Verify),
-		Engine:    r.e.Name,
-		Settings:  r.s,
-		Sentences: sentences,
-		Nuggets:   kept,
-		CreatedAt: time.Now(),
-		Problems:  r.tolerated(),
+		Request:            r.req,
+		RunID:              RunID(r.e.Name, r.s.Verify),
+		Engine:             r.e.Name,
+		Settings:           r.s,
+		Sentences:          sentences,
+		Nuggets:            kept,
+		CreatedAt:          time.Now(),
+		DroppedUnsupported: pipeline.DroppedUnsupported(kept, cands),
+		Problems:           r.tolerated(),
 	}, nil
 }
 

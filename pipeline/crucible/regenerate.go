@@ -61,9 +61,8 @@ func (e *Engine) VerifySentence(ctx context.Context, s pipeline.Sentence, n *pip
 			s.Citation.Start, s.Citation.End, s.Citation.DocID)
 	}
 	var out Verification
-	sup, resp, ok, err := complete(ctx, r, prompts.BuildVerifySupport(prompts.VerifySupportInput{
-		Sentence: s.Text, SupportText: support, PassageText: passage,
-	}), prompts.ParseVerifySupport)
+	sup, resp, ok, err := complete(ctx, r, prompts.BuildVerifySupport(supportInput(doc, s.Text, support, passage)),
+		prompts.ParseVerifySupport)
 	if err != nil {
 		return Verification{}, err
 	}
@@ -124,6 +123,9 @@ type RegenerateResult struct {
 	// Added counts the new sentences, Dropped the sentences removed: of
 	// changed nuggets and of nuggets no longer in the bank.
 	Added, Dropped int
+	// DroppedUnsupported counts the changed nuggets' candidates that
+	// verification dropped (pipeline.DroppedUnsupported).
+	DroppedUnsupported int
 	// Unanswered are the changed nuggets that got no sentence.
 	Unanswered []string
 	Problems   []string
@@ -195,6 +197,7 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 			}
 		}
 		res.Candidates = cands
+		res.DroppedUnsupported = pipeline.DroppedUnsupported(todo, cands)
 
 		// New sentences must not repeat a kept one, and must fit in what
 		// the limit leaves: one space joins them to the kept text.
@@ -207,7 +210,9 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 		if len(draft.Sentences) > 0 {
 			room--
 		}
-		picked := pipeline.Assemble(todo, fresh, in.Settings.SentencesPerNugget, room, e.SentenceKey)
+		picked := pipeline.Assemble(todo, fresh, pipeline.AssembleOptions{
+			K: in.Settings.SentencesPerNugget, Limit: room, Key: e.SentenceKey, Verified: in.Settings.Verify,
+		})
 		answered := map[string]bool{}
 		for _, s := range picked {
 			at := draft.Place(s.NuggetID)

@@ -435,64 +435,111 @@ func (r *run) extract(ctx context.Context, n pipeline.Nugget, t scanTarget) (*pi
 	}, nil
 }
 
-// verify runs the support and coverage checks on the candidates that can
-// be selected (the k+verifyExtra most confident per nugget).
+// verify runs the support and coverage checks on each kept nugget's
+// candidates in confidence order: first the k+verifyExtra most confident;
+// then, while fewer than k of a nugget's checked candidates passed both
+// checks, as many more as it lacks, up to k+verifyMaxExtra checked in
+// all. A nugget whose best candidates fail is not lost while a later one
+// holds, and the calls stay bounded. Rounds run one after the other;
+// within a round every nugget's candidates are checked concurrently.
 func (r *run) verify(ctx context.Context, kept []pipeline.Nugget, cands []pipeline.Candidate) ([]pipeline.Candidate, error) {
 	byNugget := map[string][]int{}
 	for i, c := range cands {
-		byNugget[c.NuggetID] = append(byNugget[c.NuggetID], i)
+		if c.Sentence != "" {
+			byNugget[c.NuggetID] = append(byNugget[c.NuggetID], i)
+		}
 	}
 	nuggets := map[string]pipeline.Nugget{}
 	for _, n := range kept {
 		nuggets[n.ID] = n
 	}
+	k := r.s.SentencesPerNugget
+	checked := map[string]int{} // candidates checked so far, per nugget
 	var todo []int
 	for _, n := range kept {
 		idx := byNugget[n.ID]
 		sortStable(idx, func(a, b int) bool { return cands[a].Confidence > cands[b].Confidence })
-		todo = append(todo, idx[:min(len(idx), r.s.SentencesPerNugget+verifyExtra)]...)
+		first := min(len(idx), k+verifyExtra)
+		todo = append(todo, idx[:first]...)
+		checked[n.ID] = first
 	}
 	r.enter(StageVerify, len(todo))
 	var done counter
-	err := pipeline.ForEach(ctx, len(todo), r.s.Concurrency, func(ctx context.Context, k int) error {
-		defer func() { r.tick(done.inc(), len(todo)) }()
-		c := &cands[todo[k]]
-		ps, err := r.passagesOf(ctx, c.Citation.DocID)
+	total := len(todo)
+	for len(todo) > 0 {
+		round := todo
+		err := pipeline.ForEach(ctx, len(round), r.s.Concurrency, func(ctx context.Context, j int) error {
+			defer func() { r.tick(done.inc(), total) }()
+			return r.check(ctx, &cands[round[j]], nuggets[cands[round[j]].NuggetID])
+		})
 		if err != nil {
-			return err
+			return cands, err
 		}
-		passage := ""
-		if c.Citation.Ordinal < len(ps) {
-			passage = ps[c.Citation.Ordinal].Text
+		todo = nil
+		for _, n := range kept {
+			idx := byNugget[n.ID]
+			passed := 0
+			for _, i := range idx[:checked[n.ID]] {
+				if cands[i].Eligible(true) {
+					passed++
+				}
+			}
+			more := min(k-passed, len(idx)-checked[n.ID], k+verifyMaxExtra-checked[n.ID])
+			if more <= 0 {
+				continue
+			}
+			todo = append(todo, idx[checked[n.ID]:checked[n.ID]+more]...)
+			checked[n.ID] += more
 		}
-		d, err := r.document(ctx, c.Citation.DocID)
-		if err != nil {
-			return err
-		}
-		author, _ := pipeline.DocumentAuthor(d.Metadata)
-		sup, resp, ok, err := complete(ctx, r, prompts.BuildVerifySupport(prompts.VerifySupportInput{
-			Sentence: c.Sentence, SupportText: c.Support, PassageText: passage,
-			DocTitle: d.Title, DocAuthor: author, DocDate: d.Metadata["date"],
-		}), prompts.ParseVerifySupport)
-		if err != nil {
-			return err
-		}
-		if ok {
-			c.Supported = verdict(yesConfidence(sup.Yes, resp))
-		}
-		n := nuggets[c.NuggetID]
-		cov, resp, ok, err := complete(ctx, r, prompts.BuildVerifyCoverage(prompts.VerifyCoverageInput{
-			Nugget: prompts.QA{Question: n.Question, Answer: n.Answer}, Sentence: c.Sentence,
-		}), prompts.ParseVerifyCoverage)
-		if err != nil {
-			return err
-		}
-		if ok {
-			c.Covers = verdict(yesConfidence(cov.Yes, resp))
-		}
-		return nil
-	})
-	return cands, err
+		total += len(todo)
+	}
+	return cands, nil
+}
+
+// check runs the support and coverage checks on one candidate of nugget
+// n and records the verdicts; an unreadable answer leaves its verdict
+// unchecked (a tolerated problem).
+func (r *run) check(ctx context.Context, c *pipeline.Candidate, n pipeline.Nugget) error {
+	ps, err := r.passagesOf(ctx, c.Citation.DocID)
+	if err != nil {
+		return err
+	}
+	passage := ""
+	if c.Citation.Ordinal < len(ps) {
+		passage = ps[c.Citation.Ordinal].Text
+	}
+	d, err := r.document(ctx, c.Citation.DocID)
+	if err != nil {
+		return err
+	}
+	sup, resp, ok, err := complete(ctx, r, prompts.BuildVerifySupport(supportInput(d, c.Sentence, c.Support, passage)),
+		prompts.ParseVerifySupport)
+	if err != nil {
+		return err
+	}
+	if ok {
+		c.Supported = verdict(yesConfidence(sup.Yes, resp))
+	}
+	cov, resp, ok, err := complete(ctx, r, prompts.BuildVerifyCoverage(prompts.VerifyCoverageInput{
+		Nugget: prompts.QA{Question: n.Question, Answer: n.Answer}, Sentence: c.Sentence,
+	}), prompts.ParseVerifyCoverage)
+	if err != nil {
+		return err
+	}
+	if ok {
+		c.Covers = verdict(yesConfidence(cov.Yes, resp))
+	}
+	return nil
+}
+
+// supportInput asks whether support, in passage of document d, supports
+// sentence; the document's title, author and date back its attribution.
+func supportInput(d pipeline.Document, sentence, support, passage string) prompts.VerifySupportInput {
+	author, _ := pipeline.DocumentAuthor(d.Metadata)
+	return prompts.VerifySupportInput{
+		Sentence: sentence, SupportText: support, PassageText: passage,
+		DocTitle: d.Title, DocAuthor: author, DocDate: d.Metadata["date"],
+	}
 }
 
 func verdict(pYes float64) pipeline.Verdict {

@@ -129,3 +129,49 @@ func TestMarkdownEvidenceAppendix(t *testing.T) {
 		t.Error("Markdown without quotes has an evidence appendix")
 	}
 }
+
+// TestVerificationCounts: the NeuCLIR JSON's report-level crucible object
+// and the Markdown header say how many candidate sentences verification
+// dropped and how many sentences are unchecked.
+func TestVerificationCounts(t *testing.T) {
+	yes, no := pipeline.VerdictYes, pipeline.VerdictNo
+	verified := sampleReport()
+	verified.Settings.Verify, verified.DroppedUnsupported = true, 3
+	verified.Sentences[0].Covers = yes                                      // checked
+	verified.Sentences[1].Supported, verified.Sentences[1].Covers = no, yes // failed, swapped in by hand
+	// sentence 3 has no verdicts: unchecked (e.g. edited by hand)
+	for _, tc := range []struct {
+		name     string
+		r        pipeline.Report
+		want     ReportMeta
+		markdown string
+	}{
+		{"verified", verified, ReportMeta{Verified: true, DroppedUnsupported: 3, Unchecked: 1, FailedCheck: 1},
+			"_Verification: 3 candidate sentences dropped as unsupported by verification · 1 of 3 sentences unchecked · 1 failed a check._\n"},
+		{"not verified", sampleReport(), ReportMeta{Unchecked: 3},
+			"_Verification: 3 of 3 sentences unchecked (verification was off)._\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := NeuCLIRJSON(tc.r, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Crucible ReportMeta `json:"crucible"`
+			}
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			got.Crucible.Engine, got.Crucible.Offline, got.Crucible.Title, got.Crucible.Limit = "", false, "", 0
+			if diff := cmp.Diff(tc.want, got.Crucible); diff != "" {
+				t.Errorf("crucible object (-want +got)\n%s", diff)
+			}
+			if !strings.Contains(string(b), `"unchecked": `) || !strings.Contains(string(b), `"dropped_unsupported": `) {
+				t.Errorf("zero counts must still be written:\n%s", b)
+			}
+			if md := Markdown(tc.r, nil); !strings.Contains(md, tc.markdown) {
+				t.Errorf("Markdown header lacks %q:\n%s", tc.markdown, md)
+			}
+		})
+	}
+}

@@ -184,8 +184,8 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 	if err := errors.Join(err1, err2); err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO reports (job_id, request, run_id, engine, settings, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		jobID, req, r.RunID, r.Engine, set, formatTime(d.now()))
+	res, err := tx.ExecContext(ctx, `INSERT INTO reports (job_id, request, run_id, engine, settings, created_at, dropped_unsupported)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, jobID, req, r.RunID, r.Engine, set, formatTime(d.now()), r.DroppedUnsupported)
 	if err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
@@ -221,8 +221,8 @@ func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 	r := pipeline.Report{ID: id}
 	var req, set, created string
 	var jobID sql.NullInt64
-	err := d.db.QueryRowContext(ctx, `SELECT job_id, request, run_id, engine, settings, created_at FROM reports WHERE id = ?`, id).
-		Scan(&jobID, &req, &r.RunID, &r.Engine, &set, &created)
+	err := d.db.QueryRowContext(ctx, `SELECT job_id, request, run_id, engine, settings, created_at, dropped_unsupported
+		FROM reports WHERE id = ?`, id).Scan(&jobID, &req, &r.RunID, &r.Engine, &set, &created, &r.DroppedUnsupported)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("report %d: %w", id, errNotFound)
 	}

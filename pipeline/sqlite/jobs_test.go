@@ -2,14 +2,17 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/sqlite"
 )
 
 func newJob() pipeline.Job {
@@ -149,7 +152,8 @@ func TestArtefactsAndReport(t *testing.T) {
 	}
 
 	r := pipeline.Report{Request: j.Request, RunID: "crucible-offline", Engine: "offline engine", Settings: j.Settings,
-		Sentences: []pipeline.Sentence{{Text: "Lincoln did it.", Citation: cs[0].Citation, NuggetID: "n1", Confidence: 0.9, Supported: pipeline.VerdictYes}}}
+		Sentences:          []pipeline.Sentence{{Text: "Lincoln did it.", Citation: cs[0].Citation, NuggetID: "n1", Confidence: 0.9, Supported: pipeline.VerdictYes}},
+		DroppedUnsupported: 3}
 	id, err := db.SaveReport(ctx, j.ID, r)
 	if err != nil {
 		t.Fatal(err)
@@ -160,6 +164,9 @@ func TestArtefactsAndReport(t *testing.T) {
 	}
 	if diff := cmp.Diff(r.Sentences, got.Sentences); diff != "" {
 		t.Errorf("sentences (-want +got)\n%s", diff)
+	}
+	if got.DroppedUnsupported != 3 {
+		t.Errorf("dropped as unsupported: %d, want 3", got.DroppedUnsupported)
 	}
 	if len(got.Nuggets) != 1 || got.Nuggets[0].ID != "n1" || got.Request.Title != "Tariffs" || got.CreatedAt.IsZero() {
 		t.Errorf("report = %+v", got)
@@ -184,5 +191,63 @@ func TestArtefactsAndReport(t *testing.T) {
 	}
 	if gotNs, _ := db.Nuggets(ctx, j.ID); len(gotNs) != 2 {
 		t.Errorf("a refused save lost the stored nuggets: %d left", len(gotNs))
+	}
+}
+
+// TestDroppedUnsupportedBackfill: migration 0010 gives the reports stored
+// before it the number of their job's candidates of kept nuggets that
+// failed a check.
+func TestDroppedUnsupportedBackfill(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crucible.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _, _ := db.CreateJob(ctx, newJob())
+	if err := db.SaveNuggets(ctx, j.ID, []pipeline.Nugget{{ID: "n1", Rank: 1, Popularity: 1}, {ID: "n2", Popularity: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	cit := pipeline.Citation{DocID: "a", End: 4}
+	no, yes := pipeline.VerdictNo, pipeline.VerdictYes
+	if err := db.SaveCandidates(ctx, j.ID, []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "Fails support.", Citation: cit, Supported: no, Covers: yes},
+		{NuggetID: "n1", Sentence: "Fails coverage.", Citation: cit, Supported: yes, Covers: no},
+		{NuggetID: "n1", Sentence: "Passes.", Citation: cit, Supported: yes, Covers: yes},
+		{NuggetID: "n1", Sentence: "Never checked.", Citation: cit},
+		{NuggetID: "n2", Sentence: "Below the cut.", Citation: cit, Supported: no},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := db.SaveReport(ctx, j.ID, pipeline.Report{Request: j.Request, Settings: j.Settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	// Make the database as it was before migration 0010.
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`ALTER TABLE reports DROP COLUMN dropped_unsupported`,
+		`DELETE FROM schema_migrations WHERE name = '0010_report_dropped_unsupported.sql'`} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	db, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Report(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.DroppedUnsupported != 2 {
+		t.Errorf("backfilled dropped as unsupported: %d, want 2", got.DroppedUnsupported)
 	}
 }

@@ -129,8 +129,9 @@ func (d *DB) ReportVersions(ctx context.Context, reportID int64) ([]pipeline.Ver
 func readStatus(ctx context.Context, q queryer, reportID int64) (pipeline.StatusRecord, error) {
 	rec := pipeline.StatusRecord{Status: pipeline.StatusDraft}
 	var status, at string
-	err := q.QueryRowContext(ctx, `SELECT status, changed_by, changed_at, version FROM report_status WHERE report_id = ?`, reportID).
-		Scan(&status, &rec.By, &at, &rec.Version)
+	err := q.QueryRowContext(ctx, `SELECT status, changed_by, changed_at, version, confirmed_unreviewed, confirmed_partly,
+		confirmed_unsupported FROM report_status WHERE report_id = ?`, reportID).
+		Scan(&status, &rec.By, &at, &rec.Version, &rec.Confirmed.Unreviewed, &rec.Confirmed.Partly, &rec.Confirmed.Unsupported)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, nil
 	}
@@ -329,14 +330,44 @@ func (d *DB) SetStatus(ctx context.Context, reportID int64, base int, rec pipeli
 	if rec.At.IsZero() {
 		rec.At = d.now()
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO report_status (report_id, status, changed_by, changed_at, version)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (report_id) DO UPDATE SET status = excluded.status,
-		changed_by = excluded.changed_by, changed_at = excluded.changed_at, version = excluded.version`,
-		reportID, string(rec.Status), rec.By, formatTime(rec.At), rec.Version); err != nil {
+	c := rec.Confirmed
+	if _, err := tx.ExecContext(ctx, `INSERT INTO report_status (report_id, status, changed_by, changed_at, version,
+		confirmed_unreviewed, confirmed_partly, confirmed_unsupported) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (report_id) DO UPDATE SET status = excluded.status, changed_by = excluded.changed_by,
+		changed_at = excluded.changed_at, version = excluded.version, confirmed_unreviewed = excluded.confirmed_unreviewed,
+		confirmed_partly = excluded.confirmed_partly, confirmed_unsupported = excluded.confirmed_unsupported`,
+		reportID, string(rec.Status), rec.By, formatTime(rec.At), rec.Version, c.Unreviewed, c.Partly, c.Unsupported); err != nil {
+		return fail(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO report_status_changes (report_id, status, changed_by, changed_at, version,
+		confirmed_unreviewed, confirmed_partly, confirmed_unsupported) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		reportID, string(rec.Status), rec.By, formatTime(rec.At), rec.Version, c.Unreviewed, c.Partly, c.Unsupported); err != nil {
 		return fail(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fail(err)
 	}
 	return rec, nil
+}
+
+// StatusChanges implements pipeline.VersionStore.
+func (d *DB) StatusChanges(ctx context.Context, reportID int64) ([]pipeline.StatusRecord, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT status, changed_by, changed_at, version, confirmed_unreviewed, confirmed_partly,
+		confirmed_unsupported FROM report_status_changes WHERE report_id = ? ORDER BY id DESC`, reportID)
+	if err != nil {
+		return nil, fmt.Errorf("status changes of report %d: %w", reportID, err)
+	}
+	defer rows.Close()
+	var out []pipeline.StatusRecord
+	for rows.Next() {
+		var rec pipeline.StatusRecord
+		var status, at string
+		if err := rows.Scan(&status, &rec.By, &at, &rec.Version, &rec.Confirmed.Unreviewed, &rec.Confirmed.Partly,
+			&rec.Confirmed.Unsupported); err != nil {
+			return nil, fmt.Errorf("status changes of report %d: %w", reportID, err)
+		}
+		rec.Status, rec.At = pipeline.ReportStatus(status), parseTime(at)
+		out = append(out, rec)
+	}
+	return out, rows.Err()
 }

@@ -193,12 +193,26 @@ func TestStatusAndReviews(t *testing.T) {
 	if _, err := db.SetStatus(ctx, id, 1, pipeline.StatusRecord{Status: pipeline.StatusInReview, By: "alan"}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := db.SetStatus(ctx, id, 1, pipeline.StatusRecord{Status: pipeline.StatusApproved, By: "grace"})
+	confirmed := pipeline.OpenCitations{Unreviewed: 4, Unsupported: 1}
+	rec, err := db.SetStatus(ctx, id, 1, pipeline.StatusRecord{Status: pipeline.StatusApproved, By: "grace", Confirmed: confirmed})
 	if err != nil || rec.Version != 1 {
 		t.Fatalf("approve: %+v %v", rec, err)
 	}
-	if got, _ := db.Status(ctx, id); got.Status != pipeline.StatusApproved || got.By != "grace" || got.At.IsZero() || got.Version != 1 {
+	if got, _ := db.Status(ctx, id); got.Status != pipeline.StatusApproved || got.By != "grace" || got.At.IsZero() || got.Version != 1 || got.Confirmed != confirmed {
 		t.Errorf("status after approval = %+v", got)
+	}
+	// Every change is recorded, newest first, the confirmation with it.
+	changes, err := db.StatusChanges(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range changes {
+		texts = append(texts, c.Text())
+	}
+	want := []string{"approved with 4 unreviewed and 1 not supported citations, confirmed by grace", "submitted for review by alan"}
+	if diff := cmp.Diff(want, texts); diff != "" {
+		t.Errorf("status changes (-want +got)\n%s", diff)
 	}
 	// An approved report refuses new versions.
 	if _, err := db.SaveVersion(ctx, id, 1, pipeline.VersionInfo{Author: "alan", Change: "x"}, d); !errors.Is(err, pipeline.ErrConflict) {
