@@ -106,7 +106,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 				continue // "United States", or what the request already says: no news
 			}
 			q := e.question(s, toks, f, prof, wt)
-			if q == "" {
+			if q == "" || !readableQuestion(q) {
 				continue
 			}
 			score := factValue(f) * (1 + relevance)
@@ -115,7 +115,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 		// Sentences with at most one fact may also give a definition or the
 		// object their clause ends on.
 		if len(st.cands) < nuggetsPerSentence {
-			if qa, ok := e.copulaNugget(s, toks, wt); ok {
+			if qa, ok := e.copulaNugget(s, toks, wt); ok && readableQuestion(qa.Question) {
 				if key := strings.Join(normalize(qa.Answer, wt), " "); key != "" {
 					st.cands = append(st.cands, candidate{qa: qa, key: key, score: copulaValue * (1 + relevance)})
 				}
@@ -125,7 +125,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if f, ok := e.objectFact(toks, facts, wt); ok {
 				answer := answerText(s, f)
 				key := strings.Join(normalize(answer, wt), " ")
-				if q := e.clauseQuestion(s, toks, f, wt); q != "" && key != "" && !noNews(answer) {
+				if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableQuestion(q) && key != "" && !noNews(answer) {
 					score := phraseValue * (1 + relevance)
 					st.cands = append(st.cands, candidate{qa: prompts.QA{Question: q, Answer: answer}, key: key, score: score})
 				}
@@ -283,7 +283,7 @@ var (
 // question builds the question of a fact of sentence s (see nuggets); ""
 // when neither the clause nor the template gives one.
 func (e *Engine) question(s string, toks []token, f fact, prof profile, wt *wordTerms) string {
-	if q := e.clauseQuestion(s, toks, f, wt); q != "" {
+	if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableQuestion(q) {
 		return q
 	}
 	return e.templateQuestion(s, toks, f, prof, wt)
@@ -550,11 +550,15 @@ func (e *Engine) clauseQuestion(s string, toks []token, f fact, wt *wordTerms) s
 	if afterFact < ce {
 		after = s[toks[afterFact-1].end:toks[afterFact].start] + join(afterFact, ce-1)
 	}
+	// The question asks with the wh-phrase first where it can (see
+	// frontQuestion): "In what year did Congress pass the McKinley
+	// Tariff?"; otherwise in place, "The surplus in the Treasury will
+	// swell to how much?", which readableQuestion then judges.
 	var before, q string
 	switch {
 	case movedFrom >= 0:
-		// The phrase goes to the end: "Congress passed the McKinley Tariff
-		// in what year?"
+		// The phrase held the fact: "In 1890, Congress passed ..." asks
+		// "In what year did Congress pass ...?".
 		if movedFrom > cs {
 			before = join(cs, movedFrom-2) // up to the comma before the phrase
 		}
@@ -571,26 +575,36 @@ func (e *Engine) clauseQuestion(s string, toks []token, f fact, wt *wordTerms) s
 			return "" // the phrase is all there is
 		}
 		after = ""
-		q = before + " " + lowerFirstWord(strings.TrimSpace(phrase)) + " " + wh
+		if q = frontQuestion(before, strings.TrimSpace(lowerFirstWord(strings.TrimSpace(phrase))+" "+wh), ""); q == "" {
+			q = before + " " + lowerFirstWord(strings.TrimSpace(phrase)) + " " + wh // asked in place
+		}
 	case p < cs && f.place && f.first > cs:
-		// "In Cuba, troops landed": the place went with its preposition.
+		// "In Cuba, troops landed": "Where did troops land?"
 		before = strings.TrimLeft(after, " ,")
 		after = ""
-		q = before + " " + wh
+		if q = frontQuestion(before, wh, ""); q == "" {
+			q = before + " " + wh
+		}
 	case p < cs:
 		// The fact is the clause's subject: "Which treaty ended the war?"
 		q = wh + after
 	default:
-		if toks[cs].kind == tokWord && prepositions[toks[cs].lower()] {
+		if toks[cs].kind == tokWord && prepositions[toks[cs].lower()] && leadingTimePhrase(toks[cs:]) == 0 {
 			// "To the results of the legislation upon what?": a phrase
-			// with no clause to belong to.
+			// with no clause to belong to (a time phrase opening one,
+			// "In 1977 Congress created", is no such phrase).
 			return ""
 		}
 		before = join(cs, p)
 		if prep != "" {
 			before += " " + prep
 		}
-		q = before + " " + wh + after
+		if q = frontQuestion(before, wh, after); q == "" {
+			q = before + " " + wh + after
+		}
+	}
+	if q == "" {
+		return ""
 	}
 	q = finishQuestion(q, wt)
 	if q == "" || !e.questionBodyOK(q, before+" "+after, wt) {
@@ -784,8 +798,15 @@ func finishQuestion(q string, wt *wordTerms) string {
 // word.
 func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, wt *wordTerms) string {
 	kp := keyphrase(s, toks, f, prof, wt)
-	if kp == "" {
-		return ""
+	if kp == "" || !nounPhrase(kp, wt) {
+		// The sentence's subject, when it is a plain noun phrase apart
+		// from the fact: "the public debt" of "The public debt was
+		// reduced by $9,000,000 in ...".
+		if kp = subjectPhrase(s, toks, f); kp == "" || !nounPhrase(kp, wt) {
+			if kp = factHeadPhrase(s, toks, f); kp == "" || !nounPhrase(kp, wt) {
+				return ""
+			}
+		}
 	}
 	var q string
 	switch f.kind {
@@ -811,18 +832,94 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 		}
 		q = "What number is given for %s?"
 	default:
-		switch {
-		case f.head != "":
-			return fmt.Sprintf("Which %s is named in connection with %s?", f.head, kp)
-		case f.person:
-			q = "Who is named in connection with %s?"
-		case f.place:
-			q = "What place is named in connection with %s?"
-		default:
-			q = "What is named in connection with %s?"
-		}
+		// A name with no clause to ask it in makes no question a reader
+		// understands ("What is named in connection with ...?").
+		return ""
 	}
 	return fmt.Sprintf(q, kp)
+}
+
+// subjectPhrase is the subject of a sentence: the words before its first
+// verb when they make a plain noun phrase (cleanSubject) that does not
+// hold the fact, with a determiner of the speaker made "the" ("our
+// exports" → "the exports"); "" otherwise.
+func subjectPhrase(s string, toks []token, f fact) string {
+	start := 0
+	for start < len(toks) && toks[start].kind == tokWord && discourseAdverbs[toks[start].lower()] {
+		start++
+	}
+	for i := start + 1; i < len(toks); i++ {
+		if toks[i].kind == tokWord && !toks[i].capitalised() && looksLikeVerb(toks, i) {
+			if f.first < i && f.last >= start || !cleanSubject(toks[start:i]) {
+				return ""
+			}
+			kp := s[toks[start].start:toks[i-1].end]
+			if possessives[toks[start].lower()] || toks[start].is("this") || toks[start].is("these") {
+				kp = "the" + kp[len(toks[start].text):]
+			}
+			return lowerOpening(kp)
+		}
+	}
+	return ""
+}
+
+// factHeadPhrase is the noun phrase a fact measures, written just before
+// it: "a net surplus" of "a net surplus of 4.3 billion dollars", "the
+// deficit" of "the deficit at $315,599.98"; "" when there is none. A
+// determiner of the speaker becomes "the".
+func factHeadPhrase(s string, toks []token, f fact) string {
+	end := f.first - 1
+	if end >= 0 && toks[end].kind == tokWord && (toks[end].is("of") || toks[end].is("at") || toks[end].is("to") || toks[end].is("about")) {
+		end--
+	}
+	start := end
+	for start >= 0 && end-start < 5 && toks[start].kind == tokWord && !looksLikeVerb(toks, start) &&
+		!prepositions[toks[start].lower()] && !phraseOpeners[toks[start].lower()] && !danglingOpeners[toks[start].lower()] &&
+		!pronouns[toks[start].lower()] {
+		if determiners[toks[start].lower()] || possessives[toks[start].lower()] {
+			break
+		}
+		start--
+	}
+	if start < 0 || toks[start].kind != tokWord || !(determiners[toks[start].lower()] || possessives[toks[start].lower()]) || start == end {
+		return ""
+	}
+	kp := "the" + s[toks[start].end:toks[end].end]
+	if toks[start].is("a") || toks[start].is("an") {
+		kp = s[toks[start].start:toks[end].end]
+	}
+	return kp
+}
+
+// nounPhrase reports whether a keyphrase reads as a noun phrase a
+// template question can name: no word in it is an auxiliary, a past
+// tense, an adverb in -ly or a figure ("the tariff took effect", "the
+// money directly", "January 1" are none; "the coast defenses of New York"
+// is one), it does not end on a function word, and it has a content word
+// beyond the generic ones ("the Federal Government" names nothing).
+func nounPhrase(kp string, wt *wordTerms) bool {
+	toks := tokenize(kp)
+	specific := false
+	for i, t := range toks {
+		l := t.lower()
+		if t.kind == tokNumber || isMonth(t) {
+			return false
+		}
+		if t.kind != tokWord {
+			continue
+		}
+		if !t.capitalised() && (auxiliaries[l] || irregularBase[l] != "" || strings.HasSuffix(l, "ed") && len(l) > 4 ||
+			strings.HasSuffix(l, "ly") && len(l) > 4) {
+			return false
+		}
+		if i == len(toks)-1 && (danglingEnds[l] || prepositions[l] || phraseOpeners[l] || !wt.content(t)) {
+			return false
+		}
+		if wt.content(t) && !genericCapitals[l] && !titleWords[l] {
+			specific = true
+		}
+	}
+	return specific
 }
 
 // keyphrase is the sentence's best noun phrase outside the fact, the

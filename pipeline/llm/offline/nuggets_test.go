@@ -31,50 +31,44 @@ func TestNuggetQuestionsRestateTheClause(t *testing.T) {
 		want     []prompts.QA
 	}{
 		{"fronted year", "In 1890 Congress passed the McKinley Tariff.", []prompts.QA{
-			{Question: "Congress passed the McKinley Tariff in what year?", Answer: "1890"}}},
-		{"percentage in place", "The tariff raised duties on wool by 3 percent.", []prompts.QA{
-			{Question: "The tariff raised duties on wool by what percentage?", Answer: "3 percent"}}},
+			{Question: "In what year did Congress pass the McKinley Tariff?", Answer: "1890"}}},
+		{"percentage with do-support", "The tariff raised duties on wool by 3 percent.", []prompts.QA{
+			{Question: "By what percentage did the tariff raise duties on wool?", Answer: "3 percent"}}},
 		{"subject name and year", "The Treaty of Ghent ended the war with Great Britain in 1815.", []prompts.QA{
-			{Question: "The Treaty of Ghent ended the war with Great Britain in what year?", Answer: "1815"},
+			{Question: "In what year did the Treaty of Ghent end the war with Great Britain?", Answer: "1815"},
 			{Question: "Which treaty ended the war with Great Britain in 1815?", Answer: "Treaty of Ghent"}}},
 		{"place", "Troops landed in Cuba in June 1898.", []prompts.QA{
-			{Question: "Troops landed in Cuba in what month?", Answer: "June 1898"},
-			{Question: "Troops landed where in June 1898?", Answer: "Cuba"}}},
-		{"speaker's framing dropped", "I recommend that Congress appropriate $2,000,000 for the coast defenses of New York.", []prompts.QA{
-			{Question: "Congress appropriate how much for the coast defenses of New York?", Answer: "$2,000,000"},
-			{Question: "Congress appropriate $2,000,000 for the coast defenses of what?", Answer: "New York"}}},
+			{Question: "In what month did Troops land in Cuba?", Answer: "June 1898"},
+			{Question: "Where did Troops land in June 1898?", Answer: "Cuba"}}},
+		{"speaker's proposal asked by template", "I recommend that Congress appropriate $2,000,000 for the coast defenses of New York.", []prompts.QA{
+			{Question: "What amount of money is given for the coast defenses of New York?", Answer: "$2,000,000"}}},
 		{"parenthetical year moved", "Congress, in 1894, lowered the duties on wool.", []prompts.QA{
-			{Question: "Congress lowered the duties on wool in what year?", Answer: "1894"},
-			{Question: "Congress, in 1894, lowered the duties on what?", Answer: "wool"}}},
-		{"counted noun", "The Secretary of the Navy asks for 12,000 more seamen.", []prompts.QA{
-			{Question: "The Secretary of the Navy asks for how many more seamen?", Answer: "12,000 more seamen"}}},
-		{"definition", "The broader task of preventing unemployment is a matter of long-range evolutionary policy.", []prompts.QA{
-			{Question: "What is the broader task of preventing unemployment?", Answer: "a matter of long-range evolutionary policy"}}},
+			{Question: "In what year did Congress lower the duties on wool?", Answer: "1894"}}},
+		{"counted noun with its preposition", "The Secretary of the Navy asks for 12,000 more seamen.", []prompts.QA{
+			{Question: "For how many more seamen does the Secretary of the Navy ask?", Answer: "12,000 more seamen"}}},
 		{"date keeps its comma", "President Harrison signed the McKinley Tariff on October 1, 1890, after a long debate in the Senate.", []prompts.QA{
-			{Question: "President Harrison signed the McKinley Tariff on what date?", Answer: "October 1, 1890"},
+			{Question: "On what date did President Harrison sign the McKinley Tariff?", Answer: "October 1, 1890"},
 			{Question: "Who signed the McKinley Tariff on October 1, 1890?", Answer: "President Harrison"}}},
-		{"relative clause keeps its antecedent", "Revenue from customs, which had reached $229,000,000, fell sharply after the tariff took effect.", []prompts.QA{
-			{Question: "Revenue from customs, which had reached how much?", Answer: "$229,000,000"}}},
+		{"a relative clause makes no readable question", "Revenue from customs, which had reached $229,000,000, fell sharply after the tariff took effect.", nil},
 		{"pronoun subject gives a template", "He signed the tariff bill in 1890.", []prompts.QA{
 			{Question: "What year is given for the tariff bill?", Answer: "1890"}}},
 		{"modifier year is not asked in place", "The 1890 census counted 62 million people.", []prompts.QA{
-			{Question: "The 1890 census counted how many people?", Answer: "62 million people"}}},
-		{"phrase set off by commas moves to the end", "Whereas the Congress of the United States, by its joint resolution of April 20, 1898, declared the island free.", []prompts.QA{
-			{Question: "The Congress of the United States declared the island free by the joint resolution of what date?", Answer: "April 20, 1898"}}},
-		{"time phrase keeps its article", "And in the 1970's three American Presidents negotiated with the Soviet leaders.", []prompts.QA{
-			{Question: "Three American Presidents negotiated with the Soviet leaders in what decade?", Answer: "1970's"},
-			{Question: "What is named in connection with the 1970's three?", Answer: "American Presidents"}}},
+			{Question: "How many people did the 1890 census count?", Answer: "62 million people"}}},
+		{"a clause opened by whereas gives a template", "Whereas the Congress of the United States, by its joint resolution of April 20, 1898, declared the island free.", []prompts.QA{
+			{Question: "What date is given for the joint resolution?", Answer: "April 20, 1898"}}},
+		{"a number opens a subject", "And in the 1970's three American Presidents negotiated with the Soviet leaders.", []prompts.QA{
+			{Question: "In what decade did three American Presidents negotiate with the Soviet leaders?", Answer: "1970's"}}},
+		{"modal verb", "The surplus in the Treasury will reach $140,000,000.", []prompts.QA{
+			{Question: "How much will the surplus in the Treasury reach?", Answer: "$140,000,000"}}},
 		{"long parenthetical dropped", "The treaty between the United States and the Republic of Panama, under which the construction of the Panama Canal " +
 			"was made possible by the long and patient labour of many diplomats and engineers over the years, went into effect on February 23, 1904.", []prompts.QA{
-			{Question: "The treaty between the United States and the Republic of Panama went into effect on what date?", Answer: "February 23, 1904"},
-			{Question: "Which country is named in connection with the construction of the Panama Canal?", Answer: "Republic of Panama"}}},
+			{Question: "On what date did the treaty between the United States and the Republic of Panama go into effect?", Answer: "February 23, 1904"}}},
 		{"contracted pronoun gives a template", "He's a veteran who has worked for the Social Security Administration for 22 years now.", []prompts.QA{
-			{Question: "How many years are given for the Social Security Administration?", Answer: "22 years"},
-			{Question: "Which administration is named in connection with 22 years?", Answer: "Social Security Administration"}}},
-		{"coordinated subject gives a template", "Puerto Rico and the Philippines hold a different relation to the United States.", []prompts.QA{
-			{Question: "What is named in connection with the Philippines hold?", Answer: "Puerto Rico"}}},
-		{"verbs coordinated after the fact", "The vessels had reached Lake Ontario and were there awaiting the opening of navigation.", []prompts.QA{
-			{Question: "The vessels had reached what and were there awaiting the opening of navigation?", Answer: "Lake Ontario"}}},
+			{Question: "How many years are given for the Social Security Administration?", Answer: "22 years"}}},
+		{"a name with no question to ask it in gives none", "Puerto Rico and the Philippines hold a different relation to the United States.", nil},
+		{"verbs coordinated after the fact are left out", "The vessels had reached Lake Ontario and were there awaiting the opening of navigation.", []prompts.QA{
+			{Question: "What had the vessels reached?", Answer: "Lake Ontario"}}},
+		{"a fragment gives none", "Except, possibly, a few engaged in the trade between the two sections.", nil},
 		{"no fact", "The tariff is a matter for the people.", nil},
 	}
 	e := newTestEngine()

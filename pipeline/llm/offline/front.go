@@ -1,0 +1,437 @@
+package offline
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Questions are asked as a reader would ask them: the wh-phrase first
+// ("In what year did Congress pass the McKinley Tariff?"), not left where
+// the answer stood in the source sentence ("Congress passed the McKinley
+// Tariff in what year?"). frontQuestion moves it.
+
+// irregularBase maps the common irregular past forms to their base form.
+var irregularBase = map[string]string{
+	"made": "make", "took": "take", "gave": "give", "came": "come", "went": "go", "began": "begin", "said": "say",
+	"held": "hold", "left": "leave", "sent": "send", "built": "build", "paid": "pay", "brought": "bring",
+	"found": "find", "became": "become", "rose": "rise", "fell": "fall", "grew": "grow", "won": "win", "lost": "lose",
+	"met": "meet", "led": "lead", "kept": "keep", "spent": "spend", "sold": "sell", "bought": "buy", "told": "tell",
+	"thought": "think", "saw": "see", "knew": "know", "ran": "run", "stood": "stand", "fought": "fight",
+	"taught": "teach", "wrote": "write", "drew": "draw", "struck": "strike", "bore": "bear", "broke": "break",
+	"chose": "choose", "drove": "drive", "flew": "fly", "froze": "freeze", "hid": "hide", "laid": "lay",
+	"meant": "mean", "overcame": "overcome", "rode": "ride", "rang": "ring", "sank": "sink", "shook": "shake",
+	"spoke": "speak", "stole": "steal", "swore": "swear", "swept": "sweep", "tore": "tear", "threw": "throw",
+	"understood": "understand", "undertook": "undertake", "upheld": "uphold", "withdrew": "withdraw",
+	"withheld": "withhold", "sought": "seek", "dealt": "deal", "felt": "feel", "forgave": "forgive",
+	"forbade": "forbid", "arose": "arise", "sprang": "spring", "wove": "weave", "wound": "wind", "lent": "lend",
+	"fed": "feed", "fled": "flee", "bound": "bind", "heard": "hear",
+}
+
+// pastBase is the base form of a regular past tense ("passed" → "pass",
+// "appropriated" → "appropriate", "carried" → "carry", "stopped" →
+// "stop"); false when the word is no past tense in -ed.
+func pastBase(w string) (string, bool) {
+	if b, ok := irregularBase[w]; ok {
+		return b, true
+	}
+	if !strings.HasSuffix(w, "ed") || len(w) < 5 {
+		return "", false
+	}
+	stem := w[:len(w)-2]
+	n := len(stem)
+	switch {
+	case strings.HasSuffix(w, "ied"):
+		return w[:len(w)-3] + "y", true
+	case strings.HasSuffix(w, "eed"):
+		return w[:len(w)-1], true // "agreed"
+	case n >= 2 && stem[n-1] == stem[n-2] && !strings.ContainsRune("lsfz", rune(stem[n-1])) && !isVowel(stem[n-1]):
+		return stem[:n-1], true // "stopped", "admitted"
+	case strings.HasSuffix(stem, "at") || strings.HasSuffix(stem, "ut") ||
+		(strings.HasSuffix(stem, "ir") || strings.HasSuffix(stem, "ur")) && n >= 3 && strings.IndexByte("aeo", stem[n-3]) < 0:
+		return stem + "e", true // "appropriated", "contributed", "required", "secured"; not "repaired", "poured"
+	case n >= 2 && strings.ContainsRune("cgsvz", rune(stem[n-1])) && isVowel(stem[n-2]):
+		return stem + "e", true // "raised", "reduced", "approved", "charged"
+	case strings.HasSuffix(stem, "rg") || strings.HasSuffix(stem, "rc") || strings.HasSuffix(stem, "rs") ||
+		strings.HasSuffix(stem, "ps") || strings.HasSuffix(stem, "ns") || strings.HasSuffix(stem, "ng") && n >= 4 && stem[n-3] != 'i':
+		return stem + "e", true // "emerged", "forced", "nursed", "collapsed", "licensed", "changed"
+	}
+	return stem, true
+}
+
+func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
+
+// leadingTimePhrase is the number of tokens of a time phrase that opens a
+// clause ("In 1977", "On July 4, 1902,", "In the spring of 1846"): a
+// preposition of time up to the first year, at most six tokens, with the
+// comma after it; 0 when the clause opens otherwise.
+func leadingTimePhrase(toks []token) int {
+	if len(toks) < 3 || toks[0].kind != tokWord || !timePrepositions[toks[0].lower()] {
+		return 0
+	}
+	for i := 1; i < len(toks) && i <= 6; i++ {
+		if toks[i].kind == tokSymbol && toks[i].text != "," {
+			return 0
+		}
+		if isPlainYear(toks[i]) {
+			end := i + 1
+			if end < len(toks) && toks[end].text == "," {
+				end++
+			}
+			return end
+		}
+	}
+	return 0
+}
+
+// presentBase is the base form of a present tense in -s ("raises" →
+// "raise", "passes" → "pass", "carries" → "carry").
+func presentBase(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "xes"):
+		return w[:len(w)-2]
+	}
+	return strings.TrimSuffix(w, "s")
+}
+
+// wordLike reports whether w is a plain lower-case word (letters only).
+func wordLike(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// maxSubjectWords bounds the subject a fronted question moves its verb
+// around; a longer one is probably not a subject. maxAfterWords bounds
+// what a question keeps after its wh-phrase.
+const (
+	maxSubjectWords = 12
+	maxAfterWords   = 8
+)
+
+// cleanSubject reports whether toks read as the plain subject of a clause:
+// one to maxSubjectWords words, opening with an article, a determiner, a
+// name, a number or a plain noun (no pronoun, participle or adverb), with
+// no verb, punctuation or clause word in them
+// ("the public debt", "Congress", "the Secretary of the Navy"; not "Had
+// Congress", "Recited in the last message", "the gross amount of postage
+// which accrued").
+func cleanSubject(toks []token) bool {
+	if len(toks) == 0 || countWords(toks) > maxSubjectWords {
+		return false
+	}
+	first := toks[0]
+	fl := first.lower()
+	if !(first.kind == tokNumber || first.kind == tokWord && (first.capitalised() || determiners[fl] || wordLike(fl))) ||
+		prepositions[fl] || phraseOpeners[fl] || danglingOpeners[fl] || isWh(fl) || pronouns[fl] ||
+		strings.HasSuffix(fl, "ed") || strings.HasSuffix(fl, "ing") || strings.HasSuffix(fl, "ly") {
+		return false
+	}
+	for i, t := range toks {
+		l := t.lower()
+		switch {
+		case t.kind == tokSymbol && t.text != "'" && t.text != "’" && t.text != "-" && t.text != "." && t.text != "&":
+			return false
+		case t.kind != tokWord:
+		case auxiliaries[l] || relativeOpeners[l] || subordinators[l]:
+			return false
+		case !t.capitalised() && (irregularBase[l] != "" || strings.HasSuffix(l, "ed") && len(l) > 4):
+			return false
+		case i == len(toks)-1 && (danglingEnds[l] || prepositions[l]):
+			return false
+		}
+	}
+	return true
+}
+
+// simpleRest reports whether what follows a question's verb holds no
+// second clause: no comma or semicolon, no relative pronoun or
+// subordinating word.
+func simpleRest(rest string) bool {
+	if strings.Contains(rest, ", ") || strings.ContainsAny(rest, ";:") {
+		return false // a comma between digits ("17,000,000") is no clause break
+	}
+	for _, w := range reWord.FindAllString(rest, -1) {
+		l := strings.ToLower(w)
+		if relativeOpeners[l] || l == "that" || l == "while" || l == "whereas" || l == "because" || l == "although" {
+			return false
+		}
+	}
+	return true
+}
+
+// frontQuestion asks the question whose wh-phrase (wh, with its
+// preposition: "in what year", "how much", "which treaty") ends the
+// clause body (before it) and is followed by after, with the wh-phrase
+// first: an auxiliary moves before the subject ("The treaty was signed
+// on what date?" → "On what date was the treaty signed?"), a verb in the
+// past or present takes "did" or "does" ("Congress passed the tariff in
+// what year?" → "In what year did Congress pass the tariff?"). It returns
+// "" when the body has no verb after a plain subject (no comma, at most
+// twelve words, opening as a subject does).
+func frontQuestion(body, wh, after string) string {
+	toks := tokenize(body)
+	// A time phrase opening the clause goes to the end: "In 1977
+	// Congress created what?" asks "What did Congress create in 1977?".
+	if pp := leadingTimePhrase(toks); pp > 0 && pp < len(toks) {
+		q := frontQuestion(strings.TrimLeft(body[toks[pp].start:], " ,"), wh, after)
+		if q == "" {
+			return ""
+		}
+		return q + " " + lowerFirstWord(strings.TrimRight(body[toks[0].start:toks[pp-1].end], " ,"))
+	}
+	// A preposition the clause ends on goes with the wh-phrase: "... has
+	// been increased to what number?" asks "To what number has ...".
+	if n := len(toks); n > 1 && toks[n-1].kind == tokWord && (prepositions[toks[n-1].lower()] || phraseOpeners[toks[n-1].lower()]) {
+		wh = toks[n-1].lower() + " " + wh
+		body = strings.TrimSpace(body[:toks[n-1].start])
+		toks = toks[:n-1]
+	}
+	// The verb: the first auxiliary or past tense. A present tense in -s
+	// is too easily a plural noun ("offices", "Surveys") to move around.
+	verb := -1
+	for i, t := range toks {
+		l := t.lower()
+		if t.kind == tokWord && !t.capitalised() && (auxiliaries[l] || irregularBase[l] != "" || strings.HasSuffix(l, "ed") && len(l) > 4) {
+			verb = i
+			break
+		}
+	}
+	if verb < 0 && len(toks) > 1 && (determiners[toks[0].lower()] || toks[0].capitalised()) {
+		// A present tense in -s right after a subject that opens with a
+		// determiner or a name ("The Secretary of the Navy asks for").
+		for i := 1; i < len(toks); i++ {
+			l := toks[i].lower()
+			if toks[i].kind == tokWord && !toks[i].capitalised() && len(l) > 3 && strings.HasSuffix(l, "s") &&
+				!strings.HasSuffix(l, "ss") && !strings.HasSuffix(l, "us") && !strings.HasSuffix(l, "is") &&
+				looksLikeVerb(toks, i) {
+				verb = i
+				break
+			}
+			if toks[i].kind != tokWord || !(toks[i].capitalised() || determiners[l] || l == "of" || wordLike(l)) {
+				break
+			}
+		}
+	}
+	if verb < 0 {
+		// The wh-phrase may end the subject, the verb following it: "The
+		// estimates for what year are $17,000,000 less" asks "For what
+		// year are the estimates $17,000,000 less?".
+		return frontSubjectQuestion(body, toks, wh, after)
+	}
+	if verb == 0 {
+		return ""
+	}
+	subject := strings.TrimSpace(body[:toks[verb].start])
+	rest := strings.TrimSpace(body[toks[verb].end:])
+	if !cleanSubject(toks[:verb]) || !simpleRest(rest) {
+		return ""
+	}
+	subject = lowerOpening(subject)
+	v := toks[verb].text
+	lv := strings.ToLower(v)
+	var aux, main string
+	switch {
+	case auxiliaries[lv]:
+		aux, main = lv, ""
+	case strings.HasSuffix(lv, "s"):
+		aux, main = "does", presentBase(lv)
+	default:
+		base, ok := pastBase(lv)
+		if !ok {
+			return ""
+		}
+		aux, main = "did", base
+	}
+	parts := []string{upperFirst(whomAfterPreposition(wh)), aux, subject}
+	if main != "" {
+		parts = append(parts, main)
+	}
+	if rest != "" {
+		parts = append(parts, rest)
+	}
+	q := strings.Join(parts, " ")
+	// What follows the wh-phrase continues the question ("... pay France
+	// for Louisiana?"), unless it is another clause ("... and were there
+	// awaiting ..."), which the question leaves out.
+	if a := strings.TrimSpace(after); a != "" {
+		w := strings.ToLower(reWord.FindString(a))
+		if !coordinators[w] && !danglingOpeners[w] && simpleRest(a) && len(strings.Fields(a)) <= maxAfterWords {
+			q += " " + a
+		}
+	}
+	return q
+}
+
+// frontSubjectQuestion fronts a wh-phrase that ends the subject (body,
+// whose preposition frontQuestion moved into wh) when after opens with
+// the verb: an auxiliary or a past tense.
+func frontSubjectQuestion(body string, toks []token, wh, after string) string {
+	if len(toks) == 0 || !strings.Contains(wh, " ") {
+		return "" // no preposition moved: the wh-phrase is the subject
+	}
+	subject := strings.TrimSpace(body)
+	if !cleanSubject(toks) {
+		return ""
+	}
+	at := tokenize(after)
+	if len(at) < 2 || at[0].kind != tokWord || at[0].capitalised() {
+		return ""
+	}
+	v := at[0].lower()
+	rest := strings.TrimSpace(after[at[0].end:])
+	if !simpleRest(rest) {
+		return ""
+	}
+	parts := []string{upperFirst(whomAfterPreposition(wh))}
+	switch {
+	case auxiliaries[v]:
+		parts = append(parts, v, lowerOpening(subject))
+	default:
+		base, ok := pastBase(v)
+		if !ok {
+			return ""
+		}
+		parts = append(parts, "did", lowerOpening(subject), base)
+	}
+	if w := strings.ToLower(reWord.FindString(rest)); rest != "" && !coordinators[w] && !danglingOpeners[w] {
+		parts = append(parts, rest)
+	}
+	return strings.Join(parts, " ")
+}
+
+// whomAfterPreposition writes "who" after a preposition as "whom" ("By
+// whom was the treaty signed?").
+func whomAfterPreposition(wh string) string {
+	if f := strings.Fields(wh); len(f) == 2 && f[1] == "who" && (prepositions[f[0]] || phraseOpeners[f[0]]) {
+		return f[0] + " whom"
+	}
+	return wh
+}
+
+// Readability of questions (see readableQuestion).
+var (
+	// whOpeners open a well-formed question.
+	whOpeners = setOf(strings.Fields(`what which who whom whose when where why how in on at by for from to during
+		since until under with of into over against between after before through is are was were do does did has
+		have had can could will would should may might`))
+	// danglingOpeners open a fragment rather than a question.
+	danglingOpeners = setOf(strings.Fields(`and but or nor yet so except although though because while whereas if
+		unless that than as`))
+)
+
+// readableQuestion reports whether a question reads on its own: it
+// opens with a wh-word, a preposition or an auxiliary, or it is a whole
+// clause that asks in place (see echoQuestion), has a wh-word or opens
+// with an auxiliary,
+// holds no wh-word inside a dependent clause ("..., since which board
+// would make?"), its brackets and quotation marks are balanced, it is not
+// the template "... named in connection with ...", and it has between
+// minQuestionWords and maxQuestionWords words.
+func readableQuestion(q string) bool {
+	q = strings.TrimSpace(q)
+	if !strings.HasSuffix(q, "?") || strings.Contains(strings.ToLower(q), "named in connection with") {
+		return false
+	}
+	words := reWord.FindAllString(q, -1)
+	if len(words) < minQuestionWords || len(words) > maxQuestionWords {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(q)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	first := strings.ToLower(words[0])
+	if danglingOpeners[first] || first == "except" {
+		return false
+	}
+	if !whOpeners[first] && !echoQuestion(q) {
+		return false
+	}
+	// A preposition must lead a wh-phrase: "In what year", "To how much".
+	if prepositions[first] && !isWh(strings.ToLower(words[1])) {
+		return false
+	}
+	// A wh-word inside a clause that a subordinator opens ("since which",
+	// "that what") leaves the question dangling; a second wh-word or a
+	// relative clause makes it hard to follow, and so does a full stop
+	// inside it.
+	whs := 0
+	for i := 0; i < len(words); i++ {
+		l := strings.ToLower(words[i])
+		if isWh(l) || l == "that" && i > 0 {
+			whs++
+		}
+		if i > 0 && isWh(l) && danglingOpeners[strings.ToLower(words[i-1])] {
+			return false
+		}
+	}
+	if whs > 1 || strings.Contains(strings.TrimSuffix(q, "?"), ". ") {
+		return false
+	}
+	// "Of how much ...", "Of whom ...": a preposition that reads badly in
+	// front.
+	if first == "of" {
+		return false
+	}
+	// A question does not end on a word that needs more after it
+	// ("... of the Mississippi and?", "... a place called?").
+	if last := strings.ToLower(words[len(words)-1]); danglingEnds[last] {
+		return false
+	}
+	return strings.Count(q, "(") == strings.Count(q, ")") && strings.Count(q, "“") == strings.Count(q, "”") &&
+		strings.Count(q, `"`)%2 == 0
+}
+
+// subordinators open a dependent clause; none belongs in a plain subject.
+var subordinators = setOf(strings.Fields(`although though because while whereas if unless that than whether since`))
+
+// danglingEnds are words a question cannot end on.
+var danglingEnds = setOf(strings.Fields(`and or but nor the a an of to in on at by for from with that which who whom
+	whose this these those its their his her our my your called named compose composed such than as into upon
+	between among without against toward towards along via about within over under`))
+
+// echoQuestion reports whether q is a whole clause that asks in place,
+// as "Congress passed the McKinley Tariff in what year?" does: it opens
+// with a subject (a capitalised word, an article or a determiner, no
+// preposition) and has a verb before its wh-word. What it asks is clear
+// without its source sentence, though it reads less well than a question
+// with the wh-phrase first, which the engine writes when it can.
+func echoQuestion(q string) bool {
+	toks := tokenize(q)
+	if len(toks) == 0 || toks[0].kind != tokWord {
+		return false
+	}
+	first := toks[0].lower()
+	if prepositions[first] || phraseOpeners[first] || !(toks[0].capitalised() || determiners[first]) || isWh(first) {
+		return false
+	}
+	for i := 1; i < len(toks); i++ {
+		if isWh(toks[i].lower()) {
+			return false // no verb before the wh-word
+		}
+		if looksLikeVerb(toks, i) {
+			// A plain subject before the verb, and no second clause
+			// after it.
+			rest := q[toks[i].end:]
+			if wh := strings.Index(strings.ToLower(rest), " wh"); wh >= 0 {
+				rest = rest[:wh]
+			}
+			return cleanSubject(toks[:i]) && simpleRest(rest)
+		}
+	}
+	return false
+}
+
+func isWh(w string) bool {
+	switch w {
+	case "what", "which", "who", "whom", "whose", "when", "where", "why", "how":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,80 @@
+package offline
+
+import "testing"
+
+func TestPastBase(t *testing.T) {
+	for past, want := range map[string]string{
+		"passed": "pass", "appropriated": "appropriate", "carried": "carry", "stopped": "stop", "admitted": "admit",
+		"raised": "raise", "reduced": "reduce", "approved": "approve", "charged": "charge", "signed": "sign",
+		"agreed": "agree", "required": "require", "secured": "secure", "repaired": "repair", "called": "call",
+		"emerged": "emerge", "forced": "force", "collapsed": "collapse", "changed": "change", "ratified": "ratify",
+		"made": "make", "took": "take", "paid": "pay", "increased": "increase", "reached": "reach",
+		"contributed": "contribute", "annexed": "annex", "ended": "end", "acquired": "acquire", "occurred": "occur",
+	} {
+		if got, ok := pastBase(past); !ok || got != want {
+			t.Errorf("pastBase(%q) = %q, %v; want %q", past, got, ok, want)
+		}
+	}
+	if _, ok := pastBase("treaty"); ok {
+		t.Error("pastBase took a noun for a past tense")
+	}
+}
+
+func TestFrontQuestion(t *testing.T) {
+	tests := []struct{ body, wh, after, want string }{
+		{"Congress passed the McKinley Tariff", "in what year", "", "In what year did Congress pass the McKinley Tariff"},
+		{"The treaty was signed", "on what date", "", "On what date was the treaty signed"},
+		{"The public debt was increased", "how much", "", "How much was the public debt increased"},
+		{"The tariff raises duties", "by what percentage", "", "By what percentage does the tariff raise duties"},
+		{"The Secretary of the Navy asks for", "how many more seamen", "", "For how many more seamen does the Secretary of the Navy ask"},
+		{"Last spring-after notable victory", "where", "", ""},
+		{"The treaty was signed", "by who", "", "By whom was the treaty signed"},
+		{"Had Congress admitted", "what", "", ""},
+		{"The Government paid France", "how much", "for Louisiana", "How much did the Government pay France for Louisiana"},
+		{"The number of post offices has been increased to", "what number", "", "To what number has the number of post offices been increased"},
+		{"The estimates for Panama Canal construction for", "what year", " are $17,000,000 less than for 1913",
+			"For what year are the estimates for Panama Canal construction $17,000,000 less than for 1913"},
+		{"A convention with", "what", " has been concluded", "With what has a convention been concluded"},
+		{"In 1977 Congress created", "what", "", "What did Congress create in 1977"},
+		{"On July 4, 1902, peace was proclaimed", "where", "", "Where was peace proclaimed on July 4, 1902"},
+		// No plain subject before the verb: no question.
+		{"In the year, the country will have", "how much", "", ""},
+		{"Except, possibly, a few engaged in the trade between", "how many sections", "", ""},
+		{"Railways", "how many miles", "", ""},
+	}
+	for _, tt := range tests {
+		if got := frontQuestion(tt.body, tt.wh, tt.after); got != tt.want {
+			t.Errorf("frontQuestion(%q, %q, %q) = %q, want %q", tt.body, tt.wh, tt.after, got, tt.want)
+		}
+	}
+}
+
+func TestReadableQuestion(t *testing.T) {
+	tests := []struct {
+		q    string
+		want bool
+	}{
+		{"In what year did Congress pass the McKinley Tariff?", true},
+		{"Which treaty ended the war with Mexico?", true},
+		{"How much was the public debt increased?", true},
+		{"Was the treaty ratified by the Senate in 1846?", true},
+		{"Except, possibly, a few engaged in the trade between how many sections?", false},
+		{"The veto was based on the ground that, since which board would make?", false},
+		{"What is named in connection with American States?", false},
+		{"Congress passed the McKinley Tariff in what year?", true},
+		{"The surplus in the Treasury will swell to how much?", true},
+		{"To the results of the legislation upon what?", false},
+		{"Railways how many miles?", false},
+		{"-The extension of the minimum wage to more than how many unprotected workers?", false},
+		{"In the spring?", false},
+		{"What did the “new tariff bring?", false},
+		{"what year did it end?", false},
+		{"Of what does the control of flood water of the Mississippi and?", false},
+		{"What was made at a place called?", false},
+	}
+	for _, tt := range tests {
+		if got := readableQuestion(tt.q); got != tt.want {
+			t.Errorf("readableQuestion(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
