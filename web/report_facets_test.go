@@ -112,3 +112,40 @@ func TestReportPrintAndMarkdownFacetHeadings(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthoringKeepsFacets: moved and edited sentences keep their
+// facets, a heading shows wherever the facet changes, an added candidate
+// takes the facet of its nugget's sentence, and version pages show the
+// facets too.
+func TestAuthoringKeepsFacets(t *testing.T) {
+	s := newAccountServer(t, web.Config{}, newFakeAccounts(t, analystUser))
+	s.jobs.mu.Lock()
+	rep := s.jobs.reports[12]
+	rep.Sentences = append([]pipeline.Sentence(nil), rep.Sentences...)
+	for i, f := range []string{"Tariffs", "Tariffs", "Prices and trade", "Prices and trade"} {
+		rep.Sentences[i].Facet = f
+	}
+	rep.Facets = []pipeline.Facet{{Heading: "Tariffs"}, {Heading: "Prices and trade"}}
+	s.jobs.reports[12] = rep
+	s.jobs.mu.Unlock()
+
+	b, token := authorBrowser(t, s, analystUser)
+	if diff := cmp.Diff([]string{"Tariffs", "Prices and trade"}, texts(reportPage(t, b, "/reports/12"), "facet-heading")); diff != "" {
+		t.Errorf("headings as generated (-want +got):\n%s", diff)
+	}
+	wantRedirect(t, postWith(b, token, "/reports/12/sentences/2/move", formOf("version", "1", "direction", "down")), "/reports/12#s3")
+	wantRedirect(t, postWith(b, token, "/reports/12/sentences/1/text", formOf("version", "2", "text", "Steel tariffs rose to 25 percent.")), "/reports/12#s1")
+	doc := reportPage(t, b, "/reports/12")
+	if diff := cmp.Diff([]string{"Tariffs", "Prices and trade", "Tariffs", "Prices and trade"}, texts(doc, "facet-heading")); diff != "" {
+		t.Errorf("headings after moving sentence 2 down (-want +got):\n%s", diff)
+	}
+	// Candidate 1 answers nugget b, whose sentence stands under Tariffs.
+	wantRedirect(t, postWith(b, token, "/reports/12/sentences", formOf("version", "3", "candidate", "1")), "/reports/12#s4")
+	v := reportPage(t, b, "/reports/12/versions/4")
+	if diff := cmp.Diff([]string{"Tariffs", "Prices and trade", "Tariffs", "Prices and trade"}, texts(v, "version-facet")); diff != "" {
+		t.Errorf("version 4 facets (-want +got):\n%s", diff)
+	}
+	if got := texts(v, "version-sentence-text"); len(got) != 5 || got[3] != "Canada put duties on whiskey." {
+		t.Errorf("version 4 sentences %q, want the candidate fourth, after nugget b's sentence", got)
+	}
+}
