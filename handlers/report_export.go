@@ -215,7 +215,7 @@ func buildReportPrint(rep pipeline.Report, sources map[string]citedDocument) vie
 	}
 	seen := map[spanKey]bool{}
 	for _, s := range page.Sentences {
-		vm.Sentences = append(vm.Sentences, views.PrintSentence{Text: s.Text, Ref: s.Ref})
+		vm.Sentences = append(vm.Sentences, views.PrintSentence{Text: s.Text, Ref: s.Ref, Facet: s.Facet})
 		ev := evidence[s.Ref]
 		key := spanKey{ref: s.Ref, start: s.Citation.Start, end: s.Citation.End}
 		if ev == nil || ev.Source.DocumentMissing || seen[key] {

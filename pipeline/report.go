@@ -252,6 +252,9 @@ type Sentence struct {
 	Confidence float64
 	Supported  Verdict
 	Covers     Verdict
+	// Facet is the heading of the request's facet the sentence is grouped
+	// under (GroupByFacet); "" when the report is not grouped.
+	Facet string
 }
 
 // Report is the assembled report with the artefacts that produced it.
@@ -264,6 +267,10 @@ type Report struct {
 	Settings  Settings
 	Sentences []Sentence
 	Nuggets   []Nugget
+	// Facets are the things the request asks for, in its order, that the
+	// sentences are grouped under; nil when the report is not grouped
+	// (made before grouping, or the facets could not be read).
+	Facets    []Facet
 	CreatedAt time.Time
 	// DroppedUnsupported is the number of candidate sentences the run's
 	// verification dropped as unsupported (DroppedUnsupported); 0 when

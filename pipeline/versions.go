@@ -315,7 +315,8 @@ func (d Draft) Move(i, by int) (Draft, string, error) {
 }
 
 // Swap replaces sentence i with another extraction candidate of the same
-// nugget: its text, citation, confidence and verdicts.
+// nugget: its text, citation, confidence and verdicts. The sentence keeps
+// its place and its facet.
 func (d Draft) Swap(i int, c Candidate) (Draft, string, error) {
 	if err := d.sentence(i); err != nil {
 		return d, "", err
@@ -331,6 +332,7 @@ func (d Draft) Swap(i int, c Candidate) (Draft, string, error) {
 	}
 	out := d.Clone()
 	out.Sentences[i] = DraftSentence{Sentence: FromCandidate(c)}
+	out.Sentences[i].Facet = s.Facet
 	return out, fmt.Sprintf("swapped sentence %d for another candidate", i+1), nil
 }
 
@@ -376,6 +378,23 @@ func (d Draft) Place(nuggetID string) int {
 		}
 	}
 	return at
+}
+
+// FacetFor is the facet a sentence added at index at (before Insert)
+// answering the nugget takes: the facet of the nugget's other sentences
+// if it has any, else the facet of the sentence it goes after, else none.
+func (d Draft) FacetFor(nuggetID string, at int) string {
+	if nuggetID != "" {
+		for _, s := range d.Sentences {
+			if s.NuggetID == nuggetID {
+				return s.Facet
+			}
+		}
+	}
+	if at > 0 && at <= len(d.Sentences) {
+		return d.Sentences[at-1].Facet
+	}
+	return ""
 }
 
 // SetVerdicts records a re-run of verification on sentence i and clears

@@ -157,6 +157,7 @@ var stageLabels = map[string]string{
 	"scan":     "Scanning passages",
 	"verify":   "Verifying sentences",
 	"assemble": "Assembling the report",
+	"group":    "Grouping sentences under the request's facets",
 }
 
 // stageLabel describes a stage; unknown stages keep their name and no

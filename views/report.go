@@ -155,3 +155,41 @@ func (s CitedSource) passageURL() string {
 func (s ReportSentence) spanURL() string {
 	return DocumentSpanURL(s.Citation.DocID, pipeline.Span{Start: s.Citation.Start, End: s.Citation.End})
 }
+
+// facetRun is a run of consecutive sentences under one facet heading: a
+// report shows a heading wherever the facet changes from one sentence to
+// the next (pipeline.Sentence.Facet). A run without a heading holds
+// sentences grouped under no facet.
+type facetRun struct {
+	Heading string
+	// ID anchors the heading: FacetAnchor(1), FacetAnchor(2) ... in page
+	// order.
+	ID string
+	// Indexes are the positions of the run's sentences in the report.
+	Indexes []int
+}
+
+// facetRuns splits n sentences, whose facets facet gives, into runs.
+func facetRuns(n int, facet func(i int) string) []facetRun {
+	var runs []facetRun
+	headings := 0
+	for i := 0; i < n; i++ {
+		f := facet(i)
+		if i == 0 || f != facet(i-1) {
+			run := facetRun{Heading: f}
+			if f != "" {
+				headings++
+				run.ID = FacetAnchor(headings)
+			}
+			runs = append(runs, run)
+		}
+		last := &runs[len(runs)-1]
+		last.Indexes = append(last.Indexes, i)
+	}
+	return runs
+}
+
+// facetRuns are the report's sentences by facet.
+func (p ReportPage) facetRuns() []facetRun {
+	return facetRuns(len(p.Sentences), func(i int) string { return p.Sentences[i].Facet })
+}

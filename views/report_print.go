@@ -26,6 +26,13 @@ type PrintSentence struct {
 	Text string
 	// Ref is the number of the sentence's citation.
 	Ref int
+	// Facet is the heading the sentence stands under; "" for none.
+	Facet string
+}
+
+// facetRuns are the printed sentences by facet.
+func (p ReportPrintPage) facetRuns() []facetRun {
+	return facetRuns(len(p.Sentences), func(i int) string { return p.Sentences[i].Facet })
 }
 
 // Evidence is one entry of a printed report's appendix: a cited passage

@@ -197,6 +197,12 @@ func SentenceAnchor(n int) string {
 	return "s" + strconv.Itoa(n)
 }
 
+// FacetAnchor is the id of a report's n-th facet heading (1-based, in
+// page order).
+func FacetAnchor(n int) string {
+	return "facet-" + strconv.Itoa(n)
+}
+
 // ReportSentenceURL links to sentence n (1-based) of a report.
 func ReportSentenceURL(id int64, n int) string {
 	return ReportURL(id) + "#" + SentenceAnchor(n)

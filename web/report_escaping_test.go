@@ -42,9 +42,10 @@ func hostileServer(t *testing.T) *reportServer {
 		RunID:   hostile,
 		Engine:  hostile,
 		Sentences: []pipeline.Sentence{
-			{Text: hostile, Citation: pipeline.Citation{DocID: docID, Ordinal: 0, Start: 6, End: 6 + len(scriptTag)}, NuggetID: nuggetID},
-			{Text: "Unknown " + hostile, Citation: pipeline.Citation{DocID: hostile, Ordinal: 0, Start: 0, End: 3}, NuggetID: hostile},
+			{Text: hostile, Citation: pipeline.Citation{DocID: docID, Ordinal: 0, Start: 6, End: 6 + len(scriptTag)}, NuggetID: nuggetID, Facet: hostile},
+			{Text: "Unknown " + hostile, Citation: pipeline.Citation{DocID: hostile, Ordinal: 0, Start: 0, End: 3}, NuggetID: hostile, Facet: "2 " + hostile},
 		},
+		Facets:  []pipeline.Facet{{Heading: hostile, Description: hostile}, {Heading: "2 " + hostile, Description: hostile}},
 		Nuggets: []pipeline.Nugget{{ID: nuggetID, Question: hostile, Answer: hostile, Rank: 1}},
 	})
 	s.jobs.mu.Lock()
@@ -91,6 +92,9 @@ func TestReportPagesEscapeCorpusAndModelText(t *testing.T) {
 func TestReportPageEscapesProvenance(t *testing.T) {
 	s := hostileServer(t)
 	doc := parseHTML(t, s.get(t, "/reports/9"))
+	if got := byTestID(doc, "facet-heading").First().Text(); got != hostile {
+		t.Errorf("facet heading = %q, want the hostile text as text", got)
+	}
 	first := byTestID(doc, "sentence").First()
 	if got := first.Find("mark.cite").Text(); got != scriptTag {
 		t.Errorf("cited span = %q, want the hostile text as text", got)

@@ -161,7 +161,8 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // scan 1 (a nugget's first batch; later batches depend on earlier ones
 // only when early stopping fails, which the bound ignores), verify 2 (a
 // candidate's support, then coverage; the further rounds taken when a
-// nugget's best candidates fail are ignored likewise).
+// nugget's best candidates fail are ignored likewise), group 1 (the
+// request's facets).
 func criticalPath(calls map[pipeline.Task]int, slots int, latency time.Duration, s pipeline.Settings) time.Duration {
 	rounds := func(n, chain int) int {
 		if n == 0 {
@@ -173,13 +174,14 @@ func criticalPath(calls map[pipeline.Task]int, slots int, latency time.Duration,
 		rounds(calls[prompts.TaskParaphrase], 1) +
 		rounds(calls[prompts.TaskNuggetQuality], 1) +
 		rounds(calls[prompts.TaskExtract], 1) +
-		rounds(calls[prompts.TaskVerifySupport]+calls[prompts.TaskVerifyCoverage], 2)
+		rounds(calls[prompts.TaskVerifySupport]+calls[prompts.TaskVerifyCoverage], 2) +
+		rounds(calls[prompts.TaskFacets], 1)
 	return time.Duration(r) * latency
 }
 
 // naiveCalls is the paper's schedule for the same run: the same ideation
-// and ranking calls, paraphrase prompts for every pair of ideated nuggets,
-// and extraction over every passage of the top documents for every kept
+// ranking and facets calls, paraphrase prompts for every pair of ideated
+// nuggets, and extraction over every passage of the top documents for every kept
 // nugget (verification, when on, for every candidate of that scan is not
 // counted: the naive figure is a lower bound).
 func naiveCalls(ctx context.Context, a *app, req pipeline.Request, s pipeline.Settings, calls map[pipeline.Task]int) (int, error) {
@@ -202,7 +204,7 @@ func naiveCalls(ctx context.Context, a *app, req pipeline.Request, s pipeline.Se
 	}
 	kept := min(s.KeepNuggets, calls[prompts.TaskNuggetQuality])
 	return calls[prompts.TaskSummarize] + calls[prompts.TaskNuggets] + nuggets*(nuggets-1)/2 +
-		calls[prompts.TaskNuggetQuality] + kept*passages, nil
+		calls[prompts.TaskNuggetQuality] + calls[prompts.TaskFacets] + kept*passages, nil
 }
 
 // readRequests reads the first n requests of a requests file.

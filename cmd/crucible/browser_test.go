@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/crucible-portal/crucible/pipeline"
 )
 
 // chromiumPath finds the browser for the browser tests; CI installs
@@ -194,7 +196,26 @@ func TestBrowserReport(t *testing.T) {
 		t.Errorf("provenance: question %q, marked span %q (%v)", question, marked, err)
 	}
 	sentence, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="sentence-text"]`)))
-	if norm := normText(sentence); !strings.Contains(normText(marked), strings.TrimSpace(norm)) {
+	// The words after the offline engine's attribution ("In 1832, Andrew
+	// Jackson reported: “...”") are the cited span's.
+	if _, body := pipeline.SplitAttribution(strings.TrimSpace(sentence)); !strings.Contains(normText(marked), strings.TrimSpace(normText(body))) {
 		t.Errorf("the marked span %q does not contain the sentence %q", marked, sentence)
+	}
+
+	// The sentences stand under the request's facets: each heading is an
+	// <h2> that labels its section, so keyboard and screen-reader users
+	// reach it as a heading; at 400 pixels nothing runs off the page.
+	labelled, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="report-body"] section.facet')]
+		.filter(s => { const h = s.querySelector('h2.facet-heading'); return h && h.id && s.getAttribute('aria-labelledby') === h.id; })
+		.map(s => s.querySelector('h2').textContent.trim())`))
+	if err != nil || len(labelled) == 0 || labelled[0] == "" {
+		t.Errorf("no facet section labelled by its heading: %q (%v)", labelled, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 900)); err != nil {
+		t.Fatalf("narrow the window: %v", err)
+	}
+	overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
+	if err != nil || overflow {
+		t.Errorf("at 400 pixels the report page is wider than the window (%v)", err)
 	}
 }

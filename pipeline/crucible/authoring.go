@@ -213,7 +213,9 @@ func (ed *Editor) Swap(ctx context.Context, e pipeline.Edit, i, k int) (pipeline
 }
 
 // AddCandidate adds candidate k of the report's job as a sentence, placed
-// by its nugget's rank (pipeline.Draft.Place).
+// by its nugget's rank (pipeline.Draft.Place), under the facet of its
+// nugget's other sentences or else of the sentence before it
+// (pipeline.Draft.FacetFor).
 func (ed *Editor) AddCandidate(ctx context.Context, e pipeline.Edit, k int) (pipeline.VersionInfo, error) {
 	c, err := ed.candidate(ctx, e.Report, k)
 	if err != nil {
@@ -224,16 +226,18 @@ func (ed *Editor) AddCandidate(ctx context.Context, e pipeline.Edit, k int) (pip
 	}
 	return ed.apply(ctx, e, func(cur pipeline.Version) (pipeline.Draft, string, error) {
 		at := cur.Place(c.NuggetID)
-		return cur.Insert(at, pipeline.DraftSentence{Sentence: pipeline.FromCandidate(c)},
-			fmt.Sprintf("added sentence %d from the candidates of nugget %s", at+1, c.NuggetID))
+		s := pipeline.DraftSentence{Sentence: pipeline.FromCandidate(c)}
+		s.Facet = cur.FacetFor(c.NuggetID, at)
+		return cur.Insert(at, s, fmt.Sprintf("added sentence %d from the candidates of nugget %s", at+1, c.NuggetID))
 	})
 }
 
 // AddQuote adds the text of a document's span as a sentence that cites the
 // span itself. The span must lie inside one passage; surrounding space is
 // left out of it and inner runs of space become one. The sentence goes by
-// its nugget's rank, or at the end without a nugget. Its confidence is 1:
-// the text is its own evidence.
+// its nugget's rank, or at the end without a nugget, under the facet of
+// its nugget's other sentences or else of the sentence before it. Its
+// confidence is 1: the text is its own evidence.
 func (ed *Editor) AddQuote(ctx context.Context, e pipeline.Edit, q pipeline.Quote) (pipeline.VersionInfo, error) {
 	doc, err := ed.Documents.Document(ctx, q.DocID)
 	if errors.Is(err, pipeline.ErrNotFound) {
@@ -281,6 +285,7 @@ func (ed *Editor) AddQuote(ctx context.Context, e pipeline.Edit, q pipeline.Quot
 			}
 			at = cur.Place(q.NuggetID)
 		}
+		s.Facet = cur.FacetFor(q.NuggetID, at)
 		return cur.Insert(at, s, fmt.Sprintf("added sentence %d quoted from document %s", at+1, q.DocID))
 	})
 }
@@ -477,7 +482,7 @@ func (ed *Editor) Regenerate(ctx context.Context, e pipeline.Edit) (pipeline.Ver
 	}
 	res, err := eng.Regenerate(ctx, RegenerateInput{
 		Request: rep.Request, Settings: settings, Retrieved: retrieved,
-		Nuggets: bank, Changed: changed, Sentences: cur.Sentences,
+		Nuggets: bank, Changed: changed, Sentences: cur.Sentences, Facets: rep.Facets,
 	})
 	if err != nil {
 		return pipeline.VersionInfo{}, err

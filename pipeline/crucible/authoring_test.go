@@ -327,10 +327,16 @@ func TestEditorSwapAndAdd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := cur.Sentences[len(cur.Sentences)-1]
 	cur, _ = ed.Current(ctx, 1)
 	last := cur.Sentences[len(cur.Sentences)-1]
+	// Without a nugget it goes at the end, under the facet of the
+	// sentence before it.
 	want := pipeline.Sentence{Text: "Duties rose sharply.", Confidence: 1,
-		Citation: pipeline.Citation{DocID: "d2", Ordinal: 0, Start: start + 1, End: len(d2)}}
+		Citation: pipeline.Citation{DocID: "d2", Ordinal: 0, Start: start + 1, End: len(d2)}, Facet: before.Facet}
+	if before.Facet == "" {
+		t.Errorf("the report's sentences have no facet to inherit")
+	}
 	if diff := cmp.Diff(want, last.Sentence); diff != "" {
 		t.Errorf("quoted sentence (-want +got)\n%s", diff)
 	}

@@ -39,6 +39,7 @@ const (
 	StageScan     = "scan"
 	StageVerify   = "verify"
 	StageAssemble = "assemble"
+	StageGroup    = "group"
 )
 
 // Tunables of the cheap prefilters (documented in docs/pipeline.md).
@@ -248,6 +249,10 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
 	})
 	r.tick(1, 1)
+	facets, sentences, err := r.group(ctx, kept, cands, sentences)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
 	return pipeline.Report{
 		Request:            r.req,
 		RunID:              RunID(r.e.Name, r.s.Verify),
@@ -255,10 +260,71 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		Settings:           r.s,
 		Sentences:          sentences,
 		Nuggets:            kept,
+		Facets:             facets,
 		CreatedAt:          time.Now(),
 		DroppedUnsupported: pipeline.DroppedUnsupported(kept, cands),
 		Problems:           r.tolerated(),
 	}, nil
+}
+
+// group reads the request's facets (one model call) and groups the
+// assembled sentences under them (pipeline.GroupByFacet): each by its
+// nugget's question and answer, its text and the text it cites, in the
+// years of the documents it cites. Which sentences the report holds was
+// settled by assembly; headings do not count towards the length limit.
+// An answer that cannot be read is tolerated: the report is then one
+// group without headings, and its problems say so.
+func (r *run) group(ctx context.Context, kept []pipeline.Nugget, cands []pipeline.Candidate, sentences []pipeline.Sentence) ([]pipeline.Facet, []pipeline.Sentence, error) {
+	r.enter(StageGroup, 1)
+	defer r.tick(1, 1)
+	out, _, ok, err := complete(ctx, r, prompts.BuildFacets(prompts.FacetsInput{Request: r.info}), prompts.ParseFacets)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		r.problem("%s: the request's facets could not be read, so the report's sentences are not grouped under headings", StageGroup)
+		return nil, pipeline.GroupByFacet(nil, r.facetItems(ctx, kept, cands, sentences), r.e.Terms), nil
+	}
+	return out.Facets, pipeline.GroupByFacet(out.Facets, r.facetItems(ctx, kept, cands, sentences), r.e.Terms), nil
+}
+
+// facetItems describes sentences for grouping: what each is about (its
+// nugget's question and answer, its text, the text it cites) and the year
+// of the document it cites (0 when undated or not found).
+func (r *run) facetItems(ctx context.Context, nuggets []pipeline.Nugget, cands []pipeline.Candidate, sentences []pipeline.Sentence) []pipeline.FacetItem {
+	byID := map[string]pipeline.Nugget{}
+	for _, n := range nuggets {
+		byID[n.ID] = n
+	}
+	type cited struct {
+		nugget string
+		c      pipeline.Citation
+	}
+	support := map[cited]string{}
+	for _, c := range cands {
+		support[cited{c.NuggetID, c.Citation}] = c.Support
+	}
+	items := make([]pipeline.FacetItem, len(sentences))
+	for i, s := range sentences {
+		n := byID[s.NuggetID]
+		items[i] = pipeline.FacetItem{
+			Sentence: s,
+			About:    strings.Join([]string{n.Question, n.Answer, s.Text, support[cited{s.NuggetID, s.Citation}]}, "\n"),
+			Year:     r.documentYear(ctx, s.Citation.DocID),
+		}
+	}
+	return items
+}
+
+// documentYear is the year of a document's date, 0 when it has none or
+// cannot be read (grouping then counts it undated).
+func (r *run) documentYear(ctx context.Context, docID string) int {
+	d, err := r.document(ctx, docID)
+	if err != nil {
+		return 0
+	}
+	y, _ := pipeline.DocumentYear(d.Metadata)
+	return y
 }
 
 // onTopic keeps the candidates that speak of the request's subject: their

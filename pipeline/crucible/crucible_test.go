@@ -96,6 +96,7 @@ type scripted struct {
 	fail    pipeline.Task           // this task fails with ErrModel
 	garble  pipeline.Task           // this task answers unparsable text
 	refuse  string                  // verification says no for sentences containing this
+	facets  []pipeline.Facet        // the facets answer; nil: one facet per request title
 }
 
 func (m *scripted) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
@@ -138,6 +139,12 @@ func (m *scripted) Complete(ctx context.Context, req pipeline.ModelRequest) (pip
 		text = prompts.FormatVerifySupport(prompts.VerifySupportOutput{Yes: m.refuse == "" || !strings.Contains(in.Sentence, m.refuse)})
 	case prompts.VerifyCoverageInput:
 		text = prompts.FormatVerifyCoverage(prompts.VerifyCoverageOutput{Yes: true})
+	case prompts.FacetsInput:
+		fs := m.facets
+		if fs == nil {
+			fs = []pipeline.Facet{{Heading: in.Request.Title, Description: in.Request.ProblemStatement}}
+		}
+		text = prompts.FormatFacets(prompts.FacetsOutput{Facets: fs})
 	default:
 		return pipeline.ModelResponse{}, fmt.Errorf("%w: unexpected input %T", pipeline.ErrInvalid, req.Input)
 	}
@@ -215,7 +222,7 @@ func TestGenerateEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{StageRetrieve, StageIdeate, StageMerge, StageRank, StageScan, StageVerify, StageAssemble}
+	want := []string{StageRetrieve, StageIdeate, StageMerge, StageRank, StageScan, StageVerify, StageAssemble, StageGroup}
 	if diff := cmp.Diff(want, rec.stages); diff != "" {
 		t.Errorf("stages (-want +got)\n%s", diff)
 	}
@@ -308,6 +315,7 @@ func TestModelFailureNamesTheStage(t *testing.T) {
 		{prompts.TaskSummarize, StageIdeate},
 		{prompts.TaskNuggetQuality, StageRank},
 		{prompts.TaskExtract, StageScan},
+		{prompts.TaskFacets, StageGroup},
 	} {
 		_, err := newEngine(testCorpus(), &scripted{nuggets: testNuggets(), fail: tc.task}).
 			Generate(context.Background(), testRequest, pipeline.DefaultSettings(), nil)

@@ -112,6 +112,10 @@ type RegenerateInput struct {
 	Changed []string
 	// Sentences are the report's current sentences.
 	Sentences []pipeline.DraftSentence
+	// Facets are the report's facets (pipeline.Report.Facets): new
+	// sentences are grouped under them. Without facets they go by their
+	// nugget's rank.
+	Facets []pipeline.Facet
 }
 
 // RegenerateResult is a regenerated report text.
@@ -141,9 +145,13 @@ type RegenerateResult struct {
 //     hand) stay;
 //   - the changed nuggets' new sentences are assembled as the pipeline
 //     does (the k most confident per nugget that pass verification, no
-//     duplicate of a kept sentence) within what the length limit leaves,
-//     and each goes after the last sentence of a nugget ranked no lower
-//     (pipeline.Draft.Place).
+//     duplicate of a kept sentence) within what the length limit leaves;
+//   - in a report grouped under facets, each new sentence is grouped as
+//     the pipeline groups (pipeline.GroupByFacet) and goes into its
+//     facet's sentences by the year of the document it cites
+//     (pipeline.FacetMatcher.FacetPlace); otherwise it goes after the last
+//     sentence of a nugget ranked no lower (pipeline.Draft.Place) and takes
+//     the facet of the sentence before it.
 func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (RegenerateResult, error) {
 	if err := in.Settings.Validate(); err != nil {
 		return RegenerateResult{}, err
@@ -214,8 +222,22 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 			K: in.Settings.SentencesPerNugget, Limit: room, Key: e.SentenceKey, Verified: in.Settings.Verify,
 		})
 		answered := map[string]bool{}
-		for _, s := range picked {
-			at := draft.Place(s.NuggetID)
+		facets := pipeline.NewFacetMatcher(in.Facets, e.Terms)
+		years := map[string]int{}
+		for _, s := range draft.Sentences {
+			years[s.Citation.DocID] = r.documentYear(ctx, s.Citation.DocID)
+		}
+		items := r.facetItems(ctx, todo, cands, picked)
+		for i, s := range picked {
+			var at int
+			if facets.Empty() {
+				at = draft.Place(s.NuggetID)
+				s.Facet = draft.FacetFor(s.NuggetID, at)
+			} else {
+				s.Facet = facets.Assign(items[i].About)
+				years[s.Citation.DocID] = items[i].Year
+				at = facets.FacetPlace(draft.Sentences, s.Facet, items[i].Year, years)
+			}
 			draft.Sentences = slices.Insert(draft.Sentences, at, pipeline.DraftSentence{Sentence: s})
 			answered[s.NuggetID] = true
 			res.Added++

@@ -44,6 +44,9 @@ type SentenceMeta struct {
 	Confidence float64 `json:"confidence"`
 	Supported  string  `json:"supported,omitempty"`
 	Covers     string  `json:"covers,omitempty"`
+	// Facet is the heading the sentence stands under in the portal,
+	// Markdown and print; the list stays flat, in the report's order.
+	Facet string `json:"facet,omitempty"`
 }
 
 // ReportMeta describes how the report was made and what verification
@@ -61,6 +64,9 @@ type ReportMeta struct {
 	DroppedUnsupported int  `json:"dropped_unsupported"`
 	Unchecked          int  `json:"unchecked"`
 	FailedCheck        int  `json:"failed_check,omitempty"`
+	// Facets are the things the request asks for, in its order, that the
+	// sentences are grouped under; absent when the report is not grouped.
+	Facets []pipeline.Facet `json:"facets,omitempty"`
 }
 
 // IsOffline reports whether the engine label names the offline engine.
@@ -77,7 +83,8 @@ func NeuCLIR(r pipeline.Report, collectionIDs []string) NeuCLIRReport {
 		RequestID: r.Request.ID, RunID: r.RunID, CollectionIDs: collectionIDs,
 		Sentences: make([]NeuCLIRSentence, 0, len(r.Sentences)),
 		Crucible: &ReportMeta{Engine: r.Engine, Offline: IsOffline(r.Engine), Title: r.Request.Title, Limit: r.Request.Limit,
-			Verified: v.Verified, DroppedUnsupported: v.Dropped, Unchecked: v.Unchecked, FailedCheck: v.Failed},
+			Verified: v.Verified, DroppedUnsupported: v.Dropped, Unchecked: v.Unchecked, FailedCheck: v.Failed,
+			Facets: r.Facets},
 	}
 	for _, s := range r.Sentences {
 		out.Sentences = append(out.Sentences, NeuCLIRSentence{
@@ -86,7 +93,7 @@ func NeuCLIR(r pipeline.Report, collectionIDs []string) NeuCLIRReport {
 			Crucible: &SentenceMeta{
 				PassageID: s.Citation.PassageID(), Start: s.Citation.Start, End: s.Citation.End,
 				NuggetID: s.NuggetID, Confidence: s.Confidence,
-				Supported: string(s.Supported), Covers: string(s.Covers),
+				Supported: string(s.Supported), Covers: string(s.Covers), Facet: s.Facet,
 			},
 		})
 	}
@@ -137,6 +144,10 @@ func Markdown(r pipeline.Report, titles map[string]string) string {
 	return MarkdownWithEvidence(r, titles, nil)
 }
 
+// The sentences are one paragraph per facet: each facet's heading, a
+// "## " section heading, opens a paragraph of its sentences whenever the
+// facet changes from one sentence to the next.
+//
 // MarkdownWithEvidence is Markdown with an evidence appendix: under each
 // reference's number, the spans its sentences cite, quoted (quotes maps a
 // citation to the text of its span; citations without a quote are left
@@ -156,8 +167,14 @@ func MarkdownWithEvidence(r pipeline.Report, titles map[string]string, quotes ma
 		b.WriteString("_The report has no sentences: no supporting evidence was found._\n")
 	}
 	for i, s := range r.Sentences {
-		if i > 0 {
+		switch {
+		case i > 0 && s.Facet == r.Sentences[i-1].Facet:
 			b.WriteByte(' ')
+		case i > 0:
+			b.WriteString("\n\n")
+		}
+		if s.Facet != "" && (i == 0 || s.Facet != r.Sentences[i-1].Facet) {
+			b.WriteString("## " + escapeMarkdown(s.Facet) + "\n\n")
 		}
 		fmt.Fprintf(&b, "%s [%d]", escapeMarkdown(s.Text), numbers[i])
 	}

@@ -175,3 +175,71 @@ func TestVerificationCounts(t *testing.T) {
 		})
 	}
 }
+
+// facetedReport is sampleReport grouped under two facets, the second
+// heading hostile.
+func facetedReport() pipeline.Report {
+	r := sampleReport()
+	r.Facets = []pipeline.Facet{{Heading: "The tariff of 1890", Description: "what it changed"}, {Heading: "## Repeal <script>"}}
+	r.Sentences[0].Facet = "The tariff of 1890"
+	r.Sentences[1].Facet = "The tariff of 1890"
+	r.Sentences[2].Facet = "## Repeal <script>"
+	return r
+}
+
+func TestMarkdownFacetHeadings(t *testing.T) {
+	md := MarkdownWithEvidence(facetedReport(), map[string]string{"d1": "Address of 1890"},
+		map[pipeline.Citation]string{facetedReport().Sentences[0].Citation: "the span"})
+	want := "## The tariff of 1890\n\nThe McKinley Tariff passed in 1890. [1] Duties \\<b\\>rose\\</b\\> \\[sharply\\]. [2]\n\n" +
+		"## \\#\\# Repeal \\<script\\>\n\nIt was repealed in 1894. [1]\n\n## References\n\n"
+	if !strings.Contains(md, want) {
+		t.Errorf("markdown lacks the sections\n%q\n%s", want, md)
+	}
+	// The appendices are as without facets.
+	plain := MarkdownWithEvidence(sampleReport(), map[string]string{"d1": "Address of 1890"},
+		map[pipeline.Citation]string{sampleReport().Sentences[0].Citation: "the span"})
+	_, tailFaceted, _ := strings.Cut(md, "## References")
+	_, tailPlain, _ := strings.Cut(plain, "## References")
+	if tailFaceted != tailPlain {
+		t.Errorf("references and evidence changed with facets:\n%s\nwant\n%s", tailFaceted, tailPlain)
+	}
+	// A sentence without a facet after a grouped one starts a paragraph
+	// of its own, without a heading.
+	r := facetedReport()
+	r.Sentences[2].Facet = ""
+	if md := Markdown(r, nil); !strings.Contains(md, "[2]\n\nIt was repealed in 1894. [1]\n") {
+		t.Errorf("an ungrouped sentence after a facet:\n%s", md)
+	}
+}
+
+func TestNeuCLIRFacets(t *testing.T) {
+	r := facetedReport()
+	b, err := NeuCLIRJSON(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got NeuCLIRReport
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	// A flat list in the report's order, each sentence with its facet.
+	var texts, facets []string
+	for _, s := range got.Sentences {
+		texts = append(texts, s.Text)
+		facets = append(facets, s.Crucible.Facet)
+	}
+	if diff := cmp.Diff([]string{r.Sentences[0].Text, r.Sentences[1].Text, r.Sentences[2].Text}, texts); diff != "" {
+		t.Errorf("sentence order (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"The tariff of 1890", "The tariff of 1890", "## Repeal <script>"}, facets); diff != "" {
+		t.Errorf("facets (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff(r.Facets, got.Crucible.Facets); diff != "" {
+		t.Errorf("report facets (-want +got)\n%s", diff)
+	}
+	// Without facets the fields are left out.
+	plain, _ := NeuCLIRJSON(sampleReport(), nil)
+	if strings.Contains(string(plain), `"facet`) {
+		t.Errorf("an ungrouped report mentions facets:\n%s", plain)
+	}
+}

@@ -59,6 +59,7 @@ func builderCases() []builderCase {
 		DocAuthor:   "Ruhr Gazette",
 		DocDate:     "2021-05-04",
 	}
+	facets := FacetsInput{Request: testRequest}
 	coverage := VerifyCoverageInput{Nugget: testNugget,
 		Sentence: "Dortmund's city council approved 12 million euros for the Emscher flood barrier in May 2021."}
 	return []builderCase{
@@ -103,6 +104,18 @@ func builderCases() []builderCase {
 			contains: []string{"Question: " + testNugget.Question, "Reference answer: " + testNugget.Answer,
 				"Sentence: " + coverage.Sentence, "either\n\nyes\n\nor\n\nno\n\n"},
 			exampleOK: func(s string) error { _, err := ParseVerifyCoverage(s); return err },
+		},
+		{
+			name: "facets", req: BuildFacets(facets), input: facets, task: TaskFacets,
+			contains: []string{testRequest.Title, testRequest.ProblemStatement, testRequest.Background, "at most 8.",
+				"at most 8 words", "N. <heading> | <what belongs under it>", FormatFacets(facetsExample)},
+			exampleOK: func(s string) error {
+				out, err := ParseFacets(s)
+				if err == nil && (len(out.Facets) != 2 || !out.Report.Empty()) {
+					err = fmt.Errorf("the example reads as %+v", out)
+				}
+				return err
+			},
 		},
 	}
 }
@@ -198,8 +211,8 @@ func TestTasksAreDistinct(t *testing.T) {
 		}
 		seen[task] = true
 	}
-	if len(seen) != 7 {
-		t.Errorf("Tasks() has %d tasks, want 7", len(seen))
+	if len(seen) != 8 {
+		t.Errorf("Tasks() has %d tasks, want 8", len(seen))
 	}
 }
 

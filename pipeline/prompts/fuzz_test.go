@@ -40,6 +40,10 @@ var seedAnswers = []string{
 	"\xff\xfe\x00Q:\r\nA:\r\n",
 	"<think>unclosed\nSENTENCE: x",
 	"1.\n2)\n(3)\n[4]\n- \n* \n# \n> ",
+	"1. The Treasury surplus | The surplus that drove the debate\n2. Reciprocity arrangements",
+	"## **Tariff laws:** their features\nThe dates of each law\nHeading: x | y\nDescription: z",
+	`{"sections": [{"title": "Surplus", "summary": "x"}, "Reciprocity", 3]}`,
+	"- Imports — exports | a\n| Heading | Description |\n| Surplus | x |",
 }
 
 // checkErr fails unless err is nil or a *ParseError of task wrapping
@@ -213,6 +217,31 @@ func FuzzLocateSupport(f *testing.F) {
 		}
 		if r, size := utf8.DecodeLastRuneInString(passage[start:end]); r == utf8.RuneError && size <= 1 {
 			t.Fatalf("span [%d, %d) of %q does not end with a character", start, end, passage)
+		}
+	})
+}
+
+func FuzzParseFacets(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		out, err := ParseFacets(text)
+		checkErr(t, TaskFacets, err)
+		if err != nil {
+			return
+		}
+		if len(out.Facets) == 0 || len(out.Facets) > pipeline.MaxFacets {
+			t.Fatalf("%d facets without an error", len(out.Facets))
+		}
+		for _, fc := range out.Facets {
+			if n := len(strings.Fields(fc.Heading)); n == 0 || n > pipeline.MaxFacetHeadingWords ||
+				strings.ContainsAny(fc.Heading+fc.Description, "\n\r") || strings.Contains(fc.Heading, "|") {
+				t.Fatalf("bad facet %+v", fc)
+			}
+		}
+		formatted := FormatFacets(out)
+		again, err := ParseFacets(formatted)
+		if err != nil || FormatFacets(again) != formatted || len(again.Report.Skipped) > 0 {
+			t.Fatalf("canonical answer %q does not round-trip: %+v, %v", formatted, again, err)
 		}
 	})
 }

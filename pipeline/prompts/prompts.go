@@ -62,13 +62,17 @@ const (
 	TaskVerifySupport pipeline.Task = "verify_support"
 	// TaskVerifyCoverage asks whether a sentence answers a nugget's question.
 	TaskVerifyCoverage pipeline.Task = "verify_coverage"
+	// TaskFacets asks for the facets of a request: the things its problem
+	// statement asks for, each with a short heading the report's sentences
+	// are grouped under.
+	TaskFacets pipeline.Task = "facets"
 )
 
 // Tasks lists every task of the package, in pipeline order.
 func Tasks() []pipeline.Task {
 	return []pipeline.Task{
 		TaskSummarize, TaskNuggets, TaskParaphrase, TaskNuggetQuality,
-		TaskExtract, TaskVerifySupport, TaskVerifyCoverage,
+		TaskExtract, TaskVerifySupport, TaskVerifyCoverage, TaskFacets,
 	}
 }
 

@@ -89,9 +89,9 @@ func (d *DB) SaveCandidates(ctx context.Context, jobID int64, cs []pipeline.Cand
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rows)
 }
 
-func nonNil(s []string) []string {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }
@@ -181,11 +181,12 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 	}
 	req, err1 := toJSON(r.Request)
 	set, err2 := toJSON(r.Settings)
-	if err := errors.Join(err1, err2); err != nil {
+	facets, err3 := toJSON(nonNil(r.Facets))
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO reports (job_id, request, run_id, engine, settings, created_at, dropped_unsupported)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, jobID, req, r.RunID, r.Engine, set, formatTime(d.now()), r.DroppedUnsupported)
+	res, err := tx.ExecContext(ctx, `INSERT INTO reports (job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, jobID, req, r.RunID, r.Engine, set, formatTime(d.now()), r.DroppedUnsupported, facets)
 	if err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
@@ -194,14 +195,14 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO report_sentences (report_id, position, text, doc_id, ordinal, start, "end",
-		nugget_id, confidence, supported, covers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		nugget_id, confidence, supported, covers, facet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
 	defer stmt.Close()
 	for i, s := range r.Sentences {
 		if _, err := stmt.ExecContext(ctx, id, i, s.Text, s.Citation.DocID, s.Citation.Ordinal, s.Citation.Start, s.Citation.End,
-			s.NuggetID, s.Confidence, string(s.Supported), string(s.Covers)); err != nil {
+			s.NuggetID, s.Confidence, string(s.Supported), string(s.Covers), s.Facet); err != nil {
 			return 0, fmt.Errorf("save report of job %d: sentence %d: %w", jobID, i, err)
 		}
 	}
@@ -219,18 +220,22 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 // sentences and nugget bank.
 func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 	r := pipeline.Report{ID: id}
-	var req, set, created string
+	var req, set, created, facets string
 	var jobID sql.NullInt64
-	err := d.db.QueryRowContext(ctx, `SELECT job_id, request, run_id, engine, settings, created_at, dropped_unsupported
-		FROM reports WHERE id = ?`, id).Scan(&jobID, &req, &r.RunID, &r.Engine, &set, &created, &r.DroppedUnsupported)
+	err := d.db.QueryRowContext(ctx, `SELECT job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets
+		FROM reports WHERE id = ?`, id).Scan(&jobID, &req, &r.RunID, &r.Engine, &set, &created, &r.DroppedUnsupported, &facets)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("report %d: %w", id, errNotFound)
 	}
 	if err != nil {
 		return r, fmt.Errorf("load report %d: %w", id, err)
 	}
-	if err := errors.Join(json.Unmarshal([]byte(req), &r.Request), json.Unmarshal([]byte(set), &r.Settings)); err != nil {
+	if err := errors.Join(json.Unmarshal([]byte(req), &r.Request), json.Unmarshal([]byte(set), &r.Settings),
+		json.Unmarshal([]byte(facets), &r.Facets)); err != nil {
 		return r, fmt.Errorf("load report %d: %w", id, err)
+	}
+	if len(r.Facets) == 0 {
+		r.Facets = nil
 	}
 	r.CreatedAt = parseTime(created)
 	// A report edited in the portal reads as its newest version.
@@ -243,7 +248,7 @@ func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 		}
 		return v.Draft.Apply(r), nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT text, doc_id, ordinal, start, "end", nugget_id, confidence, supported, covers
+	rows, err := d.db.QueryContext(ctx, `SELECT text, doc_id, ordinal, start, "end", nugget_id, confidence, supported, covers, facet
 		FROM report_sentences WHERE report_id = ? ORDER BY position`, id)
 	if err != nil {
 		return r, fmt.Errorf("load report %d: %w", id, err)
@@ -253,7 +258,7 @@ func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 		var s pipeline.Sentence
 		var sup, cov string
 		if err := rows.Scan(&s.Text, &s.Citation.DocID, &s.Citation.Ordinal, &s.Citation.Start, &s.Citation.End,
-			&s.NuggetID, &s.Confidence, &sup, &cov); err != nil {
+			&s.NuggetID, &s.Confidence, &sup, &cov, &s.Facet); err != nil {
 			return r, fmt.Errorf("load report %d: %w", id, err)
 		}
 		s.Supported, s.Covers = pipeline.Verdict(sup), pipeline.Verdict(cov)

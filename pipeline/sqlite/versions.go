@@ -60,7 +60,7 @@ func readVersion(ctx context.Context, q queryer, reportID int64, n int) (pipelin
 	}
 	v.Report, v.At = reportID, parseTime(at)
 
-	rows, err := q.QueryContext(ctx, `SELECT text, doc_id, ordinal, start, "end", nugget_id, confidence, supported, covers, recheck
+	rows, err := q.QueryContext(ctx, `SELECT text, doc_id, ordinal, start, "end", nugget_id, confidence, supported, covers, recheck, facet
 		FROM report_version_sentences WHERE report_id = ? AND version = ? ORDER BY position`, reportID, n)
 	if err != nil {
 		return v, err
@@ -70,7 +70,7 @@ func readVersion(ctx context.Context, q queryer, reportID int64, n int) (pipelin
 		var s pipeline.DraftSentence
 		var sup, cov string
 		if err := rows.Scan(&s.Text, &s.Citation.DocID, &s.Citation.Ordinal, &s.Citation.Start, &s.Citation.End,
-			&s.NuggetID, &s.Confidence, &sup, &cov, &s.Recheck); err != nil {
+			&s.NuggetID, &s.Confidence, &sup, &cov, &s.Recheck, &s.Facet); err != nil {
 			return v, err
 		}
 		s.Supported, s.Covers = pipeline.Verdict(sup), pipeline.Verdict(cov)
@@ -211,14 +211,14 @@ func (d *DB) SaveVersion(ctx context.Context, reportID int64, base int, info pip
 		return fail(err)
 	}
 	sstmt, err := tx.PrepareContext(ctx, `INSERT INTO report_version_sentences (report_id, version, position, text, doc_id, ordinal,
-		start, "end", nugget_id, confidence, supported, covers, recheck) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		start, "end", nugget_id, confidence, supported, covers, recheck, facet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fail(err)
 	}
 	defer sstmt.Close()
 	for i, s := range dr.Sentences {
 		if _, err := sstmt.ExecContext(ctx, reportID, info.Number, i, s.Text, s.Citation.DocID, s.Citation.Ordinal,
-			s.Citation.Start, s.Citation.End, s.NuggetID, s.Confidence, string(s.Supported), string(s.Covers), s.Recheck); err != nil {
+			s.Citation.Start, s.Citation.End, s.NuggetID, s.Confidence, string(s.Supported), string(s.Covers), s.Recheck, s.Facet); err != nil {
 			return fail(fmt.Errorf("sentence %d: %w", i+1, err))
 		}
 	}

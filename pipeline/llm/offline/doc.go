@@ -34,6 +34,12 @@
 //     and shares the question's terms, concise ones preferred, cited
 //     verbatim as SUPPORT and lightly cleaned to stand alone as SENTENCE.
 //   - verify_support and verify_coverage: term, number and answer overlap.
+//   - facets: the things the problem statement asks for, read from its
+//     own sentences (the list after a colon, "Cover" or "Include", the
+//     noun phrases of comma-and lists; a first sentence that only frames
+//     the request and asks for kinds of detail are left out), each headed
+//     in its own words, at most 8 words cut where the phrase reads whole;
+//     the title when nothing is asked (facets.go).
 //
 // The request's terms are weighted throughout by a profile: title terms
 // 1.5, problem statement terms 1, background terms 0.5, with words that ask

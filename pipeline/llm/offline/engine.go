@@ -190,6 +190,9 @@ func (e *Engine) Complete(ctx context.Context, req pipeline.ModelRequest) (pipel
 		p := e.verifyCoverage(in)
 		text = prompts.FormatVerifyCoverage(prompts.VerifyCoverageOutput{Yes: p >= 0.5})
 		probs = yesNoLogprobs(p)
+	case prompts.FacetsInput:
+		// The request's facets, from its own words (facets.go).
+		text = prompts.FormatFacets(prompts.FacetsOutput{Facets: e.facets(in)})
 	case rerank.FeaturesInput:
 		// CoRank's document features (corank.go).
 		text = rerank.FormatFeatures(e.coRankFeatures(in))
@@ -227,12 +230,14 @@ func taskOf(input any) (pipeline.Task, error) {
 		return prompts.TaskVerifySupport, nil
 	case prompts.VerifyCoverageInput:
 		return prompts.TaskVerifyCoverage, nil
+	case prompts.FacetsInput:
+		return prompts.TaskFacets, nil
 	case rerank.FeaturesInput:
 		return rerank.TaskCoRankFeatures, nil
 	case nil:
 		return "", pipeline.Invalidf("offline engine: the request has no structured input; the offline engine answers only requests built by pipeline/prompts")
 	}
-	return "", pipeline.Invalidf("offline engine: unknown input type %T; it answers the inputs of pipeline/prompts (SummarizeInput ... VerifyCoverageInput) and pipeline/rerank (SubQuestionsInput ... SupportInput)", input)
+	return "", pipeline.Invalidf("offline engine: unknown input type %T; it answers the inputs of pipeline/prompts (SummarizeInput ... VerifyCoverageInput, FacetsInput) and pipeline/rerank (SubQuestionsInput ... SupportInput)", input)
 }
 
 // Probability bounds of the emitted log-probabilities: the engine is never

@@ -40,6 +40,7 @@ func sampleRequests() []pipeline.ModelRequest {
 		prompts.BuildExtract(prompts.ExtractInput{Request: tariffRequest, Nugget: nugget, DocID: "d1", PassageText: tariffAddress}),
 		prompts.BuildVerifySupport(prompts.VerifySupportInput{Sentence: "Congress passed the McKinley Tariff in 1890.", PassageText: tariffAddress}),
 		prompts.BuildVerifyCoverage(prompts.VerifyCoverageInput{Nugget: nugget, Sentence: "Congress passed the McKinley Tariff in 1890."}),
+		prompts.BuildFacets(prompts.FacetsInput{Request: tariffRequest}),
 	}
 }
 
@@ -53,6 +54,7 @@ func TestCompleteAnswersEveryTaskInItsFormat(t *testing.T) {
 		prompts.TaskExtract:        func(s string) error { _, err := prompts.ParseExtract(s); return err },
 		prompts.TaskVerifySupport:  func(s string) error { _, err := prompts.ParseVerifySupport(s); return err },
 		prompts.TaskVerifyCoverage: func(s string) error { _, err := prompts.ParseVerifyCoverage(s); return err },
+		prompts.TaskFacets:         func(s string) error { _, err := prompts.ParseFacets(s); return err },
 	}
 	for _, req := range sampleRequests() {
 		t.Run(string(req.Task), func(t *testing.T) {

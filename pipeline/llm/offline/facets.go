@@ -1,0 +1,533 @@
+package offline
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// The facets task, offline: the things a problem statement asks for are
+// read from its own sentences, and each gets a heading in its own words.
+//
+//   - A sentence with a colon asks for the list after it; what comes
+//     before is the frame ("Summarize the course of the War of 1812 as
+//     told in the annual messages: ..."), except clauses before a ", then"
+//     that ask for something themselves.
+//   - The first sentence frames the request when later sentences ask for
+//     something ("Report on the tariff question from 1887 through 1909.
+//     Cover the surplus that drove the debate, ..."); otherwise it is an
+//     ask itself.
+//   - Other sentences are asks: what follows their request verb ("Cover",
+//     "Include", "Describe", ...) is split at commas and semicolons into
+//     noun phrases ("the surplus that drove the debate, the main features
+//     and dates of each tariff law, ..."), a piece that does not open a
+//     phrase of its own ("bank troubles" after "the deficits", "Harrison
+//     and Cleveland" after "under Arthur") joining the one before; a lone
+//     phrase is split before "and the ..." ("the war's scale and the
+//     number of people freed").
+//   - Asks that name only kinds of detail ("Give the dates, figures and
+//     places the messages state") apply to every facet and are dropped.
+//
+// A heading is the ask without parentheses, request verbs, leading
+// articles and references to the sources ("as told in the annual
+// messages"), cut to at most pipeline.MaxFacetHeadingWords words before a
+// preposition, conjunction or relative word where it reads whole, a
+// trailing phrase about "it" or "them" dropped, the first letter
+// capitalised. The description is the ask in full. At most
+// pipeline.MaxFacets asks are kept, in order; with none, the title is the
+// one facet.
+
+// requestVerbs open the asks of a problem statement.
+var requestVerbs = setOf(strings.Fields(`cover covering include including describe describing explain explaining
+	discussing give name report trace
+	summarize summarise compare discuss list identify outline say state show assess examine analyze analyse detail
+	document note review present provide find tell set recount relate chart survey`))
+
+// detailWords name kinds of detail rather than a subject: an ask made only
+// of them ("the figures, dates and places the messages give") applies to
+// every facet.
+const detailWords = "figures figure dates date names name places place sums sum numbers number amounts amount " +
+	"people persons person laws law acts act programs program program's treaties treaty agencies agency institutions " +
+	"institution bodies body years year ratios ratio milestones milestone missions mission events event " +
+	"countries country phrases phrase key commanders commander generals general officers officer tribes tribe " +
+	"targets target statistics statistic concrete specific exact main particular important relevant " +
+	"messages message addresses address speeches speech give given state stated cite cited mention mentioned " +
+	"single singled out report reported name named list listed provide provided source sources quote quotes " +
+	"president presidents congress along each every all also"
+
+// openers start a noun phrase of its own in a list of asks.
+var openers = setOf(strings.Fields(`the a an its his her their our this these those each every any all how what when
+	where why whether who which whose`))
+
+// possessives dropped at the start of a heading ("its founding" reads
+// "Founding"): they refer to the request's subject.
+var leadingDrops = setOf(strings.Fields(`the a an its his her their our and or also then but as well main key
+	concrete specific exact precise`))
+
+// cutWords may start the part of a long heading that is cut off.
+var cutWords = setOf(strings.Fields(`and or but that which who whom whose where when while to for from with under
+	behind in on at by as after before during between through against about over since until of including
+	reported made set given taken held passed named cited created voted proposed established adopted enacted`))
+
+// articles start a phrase a long heading may be cut before, as a last
+// resort.
+var articles = setOf(strings.Fields("the a an"))
+
+// badEnds cannot end a heading.
+var badEnds = setOf(strings.Fields(`the a an and or but of to for from with in on at by as its his her their our this
+	that which who whom whose these those made set given reported named taken held passed cited stated
+	mentioned own created voted proposed established adopted enacted`))
+
+// referringWords end a phrase that points back at the request's subject
+// ("the reciprocity arrangements made under them"), which a heading
+// cannot show.
+var referringWords = setOf(strings.Fields(`it them they this these those him her`))
+
+// tailStarts begin the trailing phrase dropped with a referring word.
+var tailStarts = setOf(strings.Fields(`that which who whom whose made set given taken held passed reported negotiated
+	named cited under behind of in for to with by from on against about after before during`))
+
+// leadingFrame is an opening phrase that says where to look, not what:
+// "Using the annual messages, ...".
+var leadingFrame = regexp.MustCompile(`(?i)^(?:using|drawing on|based on|from|according to|with reference to)\b[^,]{0,120},\s*`)
+
+// sourceRefs say where the facts are to be found ("as told in the annual
+// messages of 1812-1815", "the messages give", "as reported").
+var sourceRefs = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\s*\b(?:as\s+(?:told|reported|described|given|set\s+out|stated|presented)\s+)?(?:in|through|from|by)\s+(?:the\s+|his\s+|their\s+|its\s+)?(?:annual\s+|state\s+of\s+the\s+union\s+)?(?:messages|message|addresses|address|speeches)\b(?:\s+(?:of|from)\s+[^,;]*)?`),
+	regexp.MustCompile(`(?i)\s*\b(?:that\s+)?the\s+(?:annual\s+)?(?:messages|addresses|speeches|documents|sources)\s+(?:give|gives|state|states|cite|cites|mention|mentions|report|reports|name|names|single\s+out|describe|describes)\b`),
+	regexp.MustCompile(`(?i)\s*\bas\s+(?:reported|stated|given|described)\b`),
+}
+
+var parenthetical = regexp.MustCompile(`\s*\([^()]*\)`)
+
+// Questions that ask whether the sources speak of something ("Are store
+// closures in malls discussed?", "Is there a discussion on the plan?")
+// are headed by that something.
+var (
+	askedWhether = regexp.MustCompile(`(?i)^(?:is|are)\s+there\s+(?:a|any)\s+(?:discussion|mention|description|explanation|account)\s+(?:of|on|about)\s+(.+?)\??$`)
+	askedIfTold  = regexp.MustCompile(`(?i)^(?:is|are)\s+(.+?)\s+(?:being\s+)?` + toldWords + `\??$`)
+	toldAsked    = regexp.MustCompile(`(?i)^(.+?)\s+` + toldWords + `\?$`)
+)
+
+const toldWords = `(?:discussed|mentioned|covered|explained|addressed|explored|talked\s+about|detailed|described|reported)`
+
+// facets answers the facets task from the request's own words.
+func (e *Engine) facets(in prompts.FacetsInput) []pipeline.Facet {
+	generic := setOf(e.an.Terms(detailWords + " " + metaWords))
+	var asks []string
+	statement := strings.Join(strings.Fields(in.Request.ProblemStatement), " ")
+	var sentences []string
+	for _, sp := range e.an.Sentences(statement) {
+		if s := strings.TrimSpace(statement[sp.Start:sp.End]); s != "" {
+			sentences = append(sentences, s)
+		}
+	}
+	var framing []string // asks of a first sentence that may only frame
+	for i, s := range sentences {
+		found, framed := sentenceAsks(s)
+		var kept []string
+		for _, a := range found {
+			if !e.onlyDetail(a, generic) {
+				kept = append(kept, a)
+			}
+		}
+		if i == 0 && !framed {
+			framing = kept
+			continue
+		}
+		asks = append(asks, kept...)
+	}
+	if len(asks) == 0 {
+		asks = framing
+	}
+	var out []pipeline.Facet
+	seen := map[string]bool{}
+	for _, a := range asks {
+		h := headingOf(a)
+		if h == "" || seen[strings.ToLower(h)] {
+			continue
+		}
+		seen[strings.ToLower(h)] = true
+		out = append(out, pipeline.Facet{Heading: h, Description: describeAsk(a)})
+		if len(out) == pipeline.MaxFacets {
+			break
+		}
+	}
+	if len(out) == 0 {
+		title := strings.Join(strings.Fields(in.Request.Title), " ")
+		h := headingOf(title)
+		if h == "" {
+			h = "Findings"
+		}
+		out = append(out, pipeline.Facet{Heading: h, Description: strings.TrimSpace(title + " " + statement)})
+	}
+	return out
+}
+
+// onlyDetail reports whether an ask names only kinds of detail.
+func (e *Engine) onlyDetail(ask string, generic map[string]bool) bool {
+	for _, t := range e.an.Terms(parenthetical.ReplaceAllString(ask, "")) {
+		if !generic[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// sentenceAsks splits a sentence of a problem statement into its asks.
+// framed is set when the sentence is plainly a list of asks (it has a
+// colon, or opens with "Cover" or "Include"), so that it is no mere frame
+// of the request.
+func sentenceAsks(s string) (asks []string, framed bool) {
+	s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".!;"))
+	s = leadingFrame.ReplaceAllString(s, "")
+	if i := topLevelIndex(s, ':'); i >= 0 {
+		clauses := splitClauses(s[:i])
+		for _, c := range clauses[:len(clauses)-1] {
+			asks = append(asks, listAsks(stripVerb(c))...)
+		}
+		return append(asks, listAsks(s[i+1:])...), true
+	}
+	verb := firstWord(s)
+	for _, a := range listAsks(stripVerb(s)) {
+		// "Name the tribes, places and sums the messages give": details
+		// every facet should give, not a facet.
+		if detailVerbs[verb] && sourceRefs[1].MatchString(a) {
+			continue
+		}
+		asks = append(asks, a)
+	}
+	return asks, verb == "cover" || verb == "include"
+}
+
+// detailVerbs ask for details ("Give the dates ...", "Name the laws ...").
+var detailVerbs = setOf(strings.Fields("give name list include cite state"))
+
+// splitClauses splits the frame before a colon at ", then" and "; ".
+func splitClauses(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ";") {
+		for {
+			i := strings.Index(strings.ToLower(part), ", then ")
+			if i < 0 {
+				break
+			}
+			out = append(out, part[:i])
+			part = part[i+len(", then "):]
+		}
+		out = append(out, part)
+	}
+	return out
+}
+
+// topLevelIndex is the byte index of the first c outside parentheses, or
+// -1.
+func topLevelIndex(s string, c byte) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case c:
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// topLevelSplit splits s at commas and semicolons outside parentheses.
+func topLevelSplit(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case ',', ';':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// firstWord is the first word of s in lower case, without punctuation.
+func firstWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToLower(strings.TrimFunc(f[0], func(r rune) bool { return !unicode.IsLetter(r) }))
+}
+
+// stripVerb removes a leading conjunction and request verb ("and name",
+// "Cover also", "Report on") from an ask.
+func stripVerb(s string) string {
+	words := strings.Fields(s)
+	i := 0
+	for i < len(words) && (strings.EqualFold(words[i], "and") || strings.EqualFold(words[i], "or") || strings.EqualFold(words[i], "then")) {
+		i++
+	}
+	if i < len(words) && requestVerbs[strings.ToLower(words[i])] {
+		i++
+		for i < len(words) && (strings.EqualFold(words[i], "also") || strings.EqualFold(words[i], "on") || strings.EqualFold(words[i], "in")) {
+			i++
+		}
+	}
+	return strings.Join(words[i:], " ")
+}
+
+// listAsks splits the asks of a list: "the surplus that drove the debate,
+// the main features and dates of each tariff law, and the machinery Taft
+// set up".
+func listAsks(s string) []string {
+	type item struct {
+		text string
+		open bool // the last piece was a word or two: a bare piece joins it
+	}
+	var items []item
+	for _, piece := range topLevelSplit(s) {
+		p := strings.TrimSpace(piece)
+		conj := false
+		for _, c := range []string{"and ", "or ", "as well as ", "and also ", "then "} {
+			if len(p) > len(c) && strings.EqualFold(p[:len(c)], c) {
+				p, conj = strings.TrimSpace(p[len(c):]), true
+			}
+		}
+		if p == "" {
+			continue
+		}
+		verbLed := requestVerbs[firstWord(p)] && conj
+		if verbLed {
+			p = stripVerb(p)
+		}
+		n := len(strings.Fields(p))
+		switch {
+		case len(items) == 0 || verbLed || opensPhrase(p):
+			items = append(items, item{text: p, open: n <= 2 || endsOnBareObject(p)})
+		case isNameList(p) && capitalised(lastWord(items[len(items)-1].text)) || items[len(items)-1].open:
+			last := &items[len(items)-1]
+			sep := ", "
+			if conj {
+				sep = ", and "
+			}
+			last.text += sep + p
+			last.open = n <= 1 && last.open
+		default:
+			items = append(items, item{text: p, open: n <= 2})
+		}
+	}
+	var out []string
+	for _, it := range items {
+		out = append(out, it.text)
+	}
+	if len(out) == 1 {
+		out = splitAndPhrases(out[0])
+	}
+	return out
+}
+
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// endsOnBareObject reports whether a piece ends on a preposition and one
+// bare word ("the figures on deficits"), which the bare pieces after it
+// continue ("relief, unemployment and national income").
+func endsOnBareObject(p string) bool {
+	f := strings.Fields(p)
+	n := len(f)
+	return n >= 3 && !strings.HasSuffix(f[n-1], ",") && (plainWord(f[n-2]) == "on" || plainWord(f[n-2]) == "about" || plainWord(f[n-2]) == "for")
+}
+
+// opensPhrase reports whether a list piece opens a noun phrase of its
+// own: an article, a possessive or a wh-word first, or a name in the
+// possessive ("Jackson's challenge", "George W. Bush's reform").
+func opensPhrase(p string) bool {
+	words := strings.Fields(p)
+	if len(words) == 0 {
+		return false
+	}
+	if openers[strings.ToLower(words[0])] {
+		return true
+	}
+	for i, w := range words {
+		if i >= 4 || !capitalised(w) {
+			return false
+		}
+		if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
+			return true
+		}
+	}
+	return false
+}
+
+// isNameList reports whether a piece only continues a list of names
+// ("Eisenhower and Johnson").
+func isNameList(p string) bool {
+	for _, w := range strings.Fields(p) {
+		if !capitalised(w) && w != "and" && w != "or" {
+			return false
+		}
+	}
+	return true
+}
+
+func capitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// splitAndPhrases splits a lone ask before each "and" that opens a phrase
+// of its own: "the war's scale as reported and the number of people
+// freed".
+func splitAndPhrases(s string) []string {
+	words := strings.Fields(s)
+	var out []string
+	start, depth := 0, 0
+	for i, w := range words {
+		depth += strings.Count(w, "(") - strings.Count(w, ")")
+		if depth == 0 && w == "and" && i > start && i+1 < len(words) && opensPhrase(strings.Join(words[i+1:], " ")) &&
+			!strings.EqualFold(words[i+1], "how") && !strings.EqualFold(words[i+1], "when") {
+			out = append(out, strings.Join(words[start:i], " "))
+			start = i + 1
+		}
+	}
+	return append(out, strings.Join(words[start:], " "))
+}
+
+// describeAsk is a facet's description: the ask in full, one line.
+func describeAsk(a string) string {
+	return upperFirst(strings.Join(strings.Fields(a), " "))
+}
+
+// plainWord is a word in lower case without surrounding punctuation.
+func plainWord(w string) string {
+	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+}
+
+// headingOf writes the heading of an ask (see the file comment); "" when
+// nothing of it is left.
+func headingOf(ask string) string {
+	s := strings.TrimSpace(parenthetical.ReplaceAllString(ask, ""))
+	for _, re := range []*regexp.Regexp{askedWhether, askedIfTold, toldAsked} {
+		if m := re.FindStringSubmatch(s); m != nil {
+			s = m[1]
+			break
+		}
+	}
+	for _, re := range sourceRefs {
+		s = re.ReplaceAllString(s, "")
+	}
+	words := strings.Fields(s)
+	for len(words) > 0 && (requestVerbs[plainWord(words[0])] || plainWord(words[0]) == "and" || plainWord(words[0]) == "also") {
+		words = words[1:]
+	}
+	for len(words) > 0 && leadingDrops[plainWord(words[0])] {
+		words = words[1:]
+	}
+	n := len(words)
+	words = dropReferringTail(words)
+	if len(words) > pipeline.MaxFacetHeadingWords {
+		words = cutHeading(words)
+	}
+	for len(words) < n && len(words) > 1 && badEnds[plainWord(words[len(words)-1])] {
+		words = words[:len(words)-1] // what was cut leaves no dangling word
+	}
+	h := strings.TrimRight(strings.Join(words, " "), ",;:. ")
+	return upperFirst(h)
+}
+
+// dropReferringTail drops a trailing phrase that ends on a word pointing
+// back ("made under them", "that ended it") when two words or more are
+// left.
+func dropReferringTail(words []string) []string {
+	n := len(words)
+	if n < 3 || !referringWords[plainWord(words[n-1])] {
+		return words
+	}
+	for k := max(2, n-5); k < n-1; k++ {
+		if tailStarts[plainWord(words[k])] {
+			return words[:k]
+		}
+	}
+	return words
+}
+
+// cutHeading cuts a long heading to at most MaxFacetHeadingWords words:
+// before the last cut word (or after the last comma) within the limit
+// where what is left does not end on a word that needs more and no list
+// of names is split; else at the limit.
+func cutHeading(words []string) []string {
+	for p := pipeline.MaxFacetHeadingWords; p >= 2; p-- {
+		if weakConjunct(words[:p]) {
+			continue
+		}
+		prev, next := words[p-1], words[p]
+		comma := strings.HasSuffix(prev, ",")
+		if !cutWords[plainWord(next)] && !comma {
+			continue
+		}
+		if badEnds[plainWord(prev)] {
+			continue
+		}
+		// "the price of tin plate": the noun needs what follows.
+		if plainWord(next) == "of" && relationalNouns[plainWord(prev)] {
+			continue
+		}
+		// "under Arthur, Harrison and Cleveland": a list of names is whole.
+		if capitalised(prev) && (comma || plainWord(next) == "and") && p+1 < len(words) &&
+			(capitalised(next) || capitalised(words[p+1])) {
+			continue
+		}
+		return words[:p]
+	}
+	for p := pipeline.MaxFacetHeadingWords; p >= 3; p-- {
+		if articles[plainWord(words[p])] {
+			return words[:p] // "Whether the United States joined"
+		}
+	}
+	return words[:pipeline.MaxFacetHeadingWords]
+}
+
+// relationalNouns say little without their "of" phrase.
+var relationalNouns = setOf(strings.Fields(`price prices number numbers end state part parts rest size amount amounts
+	share value level levels rate rates use effect effects impact start beginning removal kind kinds type types`))
+
+// weakConjunct reports whether a cut heading ends on a conjunct of one
+// word that lost the words saying what it is: "... to its recharter and
+// the removal" (of the public deposits), "proposals on juries, violence"
+// (against civil rights workers).
+func weakConjunct(words []string) bool {
+	for i := len(words) - 1; i >= 0; i-- {
+		if w := plainWord(words[i]); w == "and" || w == "or" {
+			rest := words[i+1:]
+			return len(rest) == 2 && articles[plainWord(rest[0])]
+		}
+		if strings.HasSuffix(words[i], ",") {
+			return len(words)-i-1 == 1
+		}
+	}
+	return false
+}

@@ -1,0 +1,169 @@
+package offline
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// evalRequests reads the problem statements of the SOTU evaluation
+// requests by id.
+func evalRequests(t *testing.T) map[string]prompts.RequestInfo {
+	t.Helper()
+	out := map[string]prompts.RequestInfo{}
+	for _, path := range []string{"../../../testdata/eval/sotu-requests.jsonl", "../../../testdata/eval/sotu2-requests.jsonl"} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		for sc.Scan() {
+			var r struct {
+				ID               string `json:"request_id"`
+				Title            string `json:"title"`
+				ProblemStatement string `json:"problem_statement"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			out[r.ID] = prompts.RequestInfo{ID: r.ID, Title: r.Title, ProblemStatement: r.ProblemStatement}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// headingsOf answers the facets task for a request through the engine
+// and the task's parser, as the pipeline does, and returns the headings.
+func headingsOf(t *testing.T, e *Engine, r prompts.RequestInfo) []string {
+	t.Helper()
+	resp := complete(t, e, prompts.BuildFacets(prompts.FacetsInput{Request: r}))
+	out, err := prompts.ParseFacets(resp.Text)
+	if err != nil {
+		t.Fatalf("%s: the parser rejects the answer %q: %v", r.ID, resp.Text, err)
+	}
+	if !out.Report.Empty() {
+		t.Errorf("%s: the answer did not parse cleanly: %+v", r.ID, out.Report)
+	}
+	var hs []string
+	for _, f := range out.Facets {
+		if f.Description == "" {
+			t.Errorf("%s: facet %q has no description", r.ID, f.Heading)
+		}
+		hs = append(hs, f.Heading)
+	}
+	return hs
+}
+
+// TestFacetsOfEvalRequests reads the facets of real problem statements:
+// the things each asks for, in its order, headed in its own words; the
+// frame ("Report on the tariff question from ...") and the asks for kinds
+// of detail ("Give the dates, figures and places the messages state") are
+// no facets.
+func TestFacetsOfEvalRequests(t *testing.T) {
+	reqs := evalRequests(t)
+	e := newTestEngine()
+	tests := map[string][]string{
+		"sotu-01": {"How and when Louisiana was acquired", "Exploration of the new territory", "Annexation, boundary and territorial figures"},
+		"sotu-02": {"Early defeat in the Northwest", "Naval victories on the lakes and at sea", "Attacks on the Atlantic coast",
+			"Campaigns against the Creek tribes", "Diplomacy that ended the war"},
+		"sotu-03": {"Proclamation and its timing", "Compensated emancipation", "Enlistment of former slaves",
+			"Constitutional amendment abolishing slavery", "War's scale", "Number of people freed"},
+		"sotu-04": {"Surplus that drove the debate", "Features and dates of each tariff law", "Reciprocity arrangements", "Machinery Taft set up"},
+		"sotu-05": {"Treaty with Great Britain", "Panama revolution and treaty with Panama", "Payments made and the cost estimates",
+			"Canal's leadership and financing law", "Planned opening and tolls"},
+		"sotu-06": {"Deficits, bank troubles and relief measures under Hoover", "Recovery, relief and work programs"},
+		"sotu-09": {"Embargo and dependence on imported oil", "Project Independence", "Ford's import-reduction goals and stockpile",
+			"Carter's new department", "Import ceilings and the windfall profits tax"},
+		"sotu-10": {"Debt levels and milestones", "Deficit, surplus and debt-reduction figures"},
+		"sotu-11": {"Founding and early dealings with the Treasury", "Government's stock", "Jackson's challenge to its recharter",
+			"Bank's conduct as its charter ran out", "System of keeping the public money apart"},
+		"sotu-13": {"Principles Monroe announced in his 1823 message", "Negotiations and European events", "Polk's reaffirmation",
+			"Cleveland's stand in the Venezuela boundary dispute", "Theodore Roosevelt's claims in the Caribbean"},
+		"sotu-17": {"Roosevelt's original proposals", "Extensions of coverage and benefits", "Push to cover the medical costs",
+			"1983 rescue", "Clinton's plans for the budget surplus", "George W. Bush's reform proposal"},
+		"sotu-19": {"Eisenhower's program and the laws and administrative steps", "Obstacles to voting that Kennedy named",
+			"Johnson's proposals on juries", "Landmark laws in force by 1969"},
+		"sotu2-01": {"Start of the war with Tripoli", "Land expedition and the peace", "How the Mediterranean service was paid for",
+			"Commanders and terms of the settlement with Algiers"},
+		"sotu2-02": {"Battles reported", "Date Congress recognized the war", "How the war was to be manned",
+			"When and under what treaty peace was made"},
+		"sotu2-03": {"First law authorizing reform and the commission", "Grant's threat to abandon the experiment",
+			"Hayes's trials of competitive examinations", "Growth of the classified service"},
+		"sotu2-04": {"Early concern with the coolie trade", "Treaty negotiated at Peking and the restriction act",
+			"Violence against Chinese laborers in the West", "Difficulties of enforcing them at the borders", "Registration law and the court test"},
+	}
+	for id, want := range tests {
+		t.Run(id, func(t *testing.T) {
+			r, ok := reqs[id]
+			if !ok {
+				t.Fatalf("no request %s in testdata/eval", id)
+			}
+			if diff := cmp.Diff(want, headingsOf(t, e, r)); diff != "" {
+				t.Errorf("headings of %s (-want +got):\n%s", id, diff)
+			}
+		})
+	}
+	// Every request gives between one and MaxFacets facets of at most
+	// MaxFacetHeadingWords words.
+	for id, r := range reqs {
+		hs := headingsOf(t, e, r)
+		if len(hs) == 0 || len(hs) > pipeline.MaxFacets {
+			t.Errorf("%s: %d facets", id, len(hs))
+		}
+	}
+}
+
+func TestFacetsOfOtherStatements(t *testing.T) {
+	e := newTestEngine()
+	tests := []struct {
+		name string
+		req  prompts.RequestInfo
+		want []string
+	}{
+		{"one ask gives one facet",
+			prompts.RequestInfo{Title: "The McKinley Tariff", ProblemStatement: "Describe the effect of the McKinley Tariff on the price of tin plate."},
+			[]string{"Effect of the McKinley Tariff"}},
+		{"a question list",
+			prompts.RequestInfo{Title: "Flood defences", ProblemStatement: "What flood defences have been approved for the Emscher valley since 2020, at what cost, and what objections have been raised?"},
+			[]string{"What flood defences have been approved", "At what cost", "What objections have been raised?"}},
+		{"include with semicolons",
+			prompts.RequestInfo{Title: "Navy", ProblemStatement: "Report on the Navy of the last decade. Include the new cruisers; the coaling stations abroad; and the naval militia."},
+			[]string{"New cruisers", "Coaling stations abroad", "Naval militia"}},
+		{"is it discussed",
+			prompts.RequestInfo{Title: "Nike", ProblemStatement: "Are store closures in malls discussed?"},
+			[]string{"Store closures in malls"}},
+		{"only details asked: the title",
+			prompts.RequestInfo{Title: "The Louisiana Purchase, 1803", ProblemStatement: "Give the dates, sums and names the messages state."},
+			[]string{"Louisiana Purchase, 1803"}},
+		{"no statement: the title",
+			prompts.RequestInfo{Title: "The Louisiana Purchase"},
+			[]string{"Louisiana Purchase"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, headingsOf(t, e, tt.req)); diff != "" {
+				t.Errorf("headings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFacetsTaskMismatch(t *testing.T) {
+	req := prompts.BuildFacets(prompts.FacetsInput{Request: tariffRequest})
+	req.Task = prompts.TaskNuggets
+	if _, err := newTestEngine().Complete(context.Background(), req); err == nil {
+		t.Error("a facets input sent as another task was answered")
+	}
+}
