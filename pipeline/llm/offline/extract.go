@@ -93,6 +93,9 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	aTerms := distinct(e.an.Terms(in.Nugget.Answer))
 	kind, isFact := e.answerKind(in.Nugget.Answer, wt)
 	concreteAnswer := isFact && kind != factName
+	// A distinctive answer ("$55,258,701.19", "October 1, 1890") stated
+	// word for word needs no question words beside it: it is the fact.
+	distinctive := distinctiveAnswer(in.Nugget.Answer)
 
 	qWeight := func(t string) float64 {
 		if prof.weight[t] > 0 {
@@ -126,7 +129,7 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 		r := weightedShare(prof.core, terms, func(string) float64 { return 1 })
 		score := 0.15 + 0.45*a + 0.35*q + 0.05*r
 		bestAny = max(bestAny, score)
-		statesAnswer := a >= extractAnswerMin && q >= extractQuestionMin
+		statesAnswer := a >= extractAnswerMin && (q >= extractQuestionMin || distinctive && a == 1)
 		onTopic := !isFact && qa >= extractOverlapMin && q >= extractOverlapQuestionMin
 		if !statesAnswer && !disagrees && !onTopic {
 			continue
@@ -162,6 +165,19 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	})
 	best := cands[0]
 	return prompts.ExtractOutput{Found: true, Support: best.support, Sentence: best.sentence, Confidence: best.score}, best.score
+}
+
+// distinctiveAnswer reports whether an answer is specific enough to name
+// its fact alone: a figure of five digits or more, or a date with a day
+// and a year.
+func distinctiveAnswer(a string) bool {
+	digits := 0
+	for _, r := range a {
+		if r >= '0' && r <= '9' {
+			digits++
+		}
+	}
+	return digits >= 5
 }
 
 // countIn counts the terms that the set has.

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
 )
 
@@ -65,6 +66,10 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 	prof := e.profileOf(in.Request)
 	wt := e.newWordTerms()
 	summary := strings.Join(strings.Fields(in.Summary), " ")
+	// The parts of the request, for the questions no clause of their
+	// sentence asks well (see topicQuestion).
+	facets := e.facets(prompts.FacetsInput{Request: in.Request})
+	matcher := pipeline.NewFacetMatcher(facets, e.an.Terms)
 	said := normalize(in.Request.Title+" . "+in.Request.ProblemStatement+" . "+in.Request.Background, wt)
 	// noNews: an answer made only of the request's terms that the request
 	// also writes as such ("1980" of "1973-1980", "Project Independence")
@@ -105,7 +110,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if f.kind == factName && f.generic || noNews(answer) {
 				continue // "United States", or what the request already says: no news
 			}
-			q := e.question(s, toks, f, prof, wt)
+			q := e.question(s, toks, f, prof, wt, topicOf(matcher, facets, s))
 			if q == "" || !readableQuestion(q) {
 				continue
 			}
@@ -282,11 +287,11 @@ var (
 
 // question builds the question of a fact of sentence s (see nuggets); ""
 // when neither the clause nor the template gives one.
-func (e *Engine) question(s string, toks []token, f fact, prof profile, wt *wordTerms) string {
+func (e *Engine) question(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string) string {
 	if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableQuestion(q) {
 		return q
 	}
-	return e.templateQuestion(s, toks, f, prof, wt)
+	return e.templateQuestion(s, toks, f, prof, wt, topic)
 }
 
 // clauseBoundary reports whether token b ends a clause: a semicolon, colon,
@@ -796,7 +801,7 @@ func finishQuestion(q string, wt *wordTerms) string {
 // templateQuestion asks for f with a template naming the fact's kind and
 // the sentence's keyphrase; "" when the sentence has no other content
 // word.
-func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, wt *wordTerms) string {
+func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string) string {
 	kp := keyphrase(s, toks, f, prof, wt)
 	if kp == "" || !nounPhrase(kp, wt) {
 		// The sentence's subject, when it is a plain noun phrase apart
@@ -804,7 +809,7 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 		// reduced by $9,000,000 in ...".
 		if kp = subjectPhrase(s, toks, f); kp == "" || !nounPhrase(kp, wt) {
 			if kp = factHeadPhrase(s, toks, f); kp == "" || !nounPhrase(kp, wt) {
-				return ""
+				return topicQuestion(f, topic)
 			}
 		}
 	}
@@ -832,11 +837,91 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 		}
 		q = "What number is given for %s?"
 	default:
-		// A name with no clause to ask it in makes no question a reader
-		// understands ("What is named in connection with ...?").
-		return ""
+		// A name with no clause to ask it in is asked about the part of
+		// the request its sentence serves (a phrase of the sentence may
+		// hold a verb no suffix shows: "the Philippines hold").
+		return topicQuestion(f, topic)
 	}
 	return fmt.Sprintf(q, kp)
+}
+
+// mentionQuestion asks for a name by what kind of name it is: "Which
+// treaty is mentioned in the account of the war with Mexico?".
+func mentionQuestion(f fact, topic, marker string) string {
+	switch {
+	case f.head != "":
+		return "Which " + f.head + " is mentioned" + marker + topic + "?"
+	case f.person:
+		return "Who is mentioned" + marker + topic + "?"
+	case f.place:
+		return "Which place is mentioned" + marker + topic + "?"
+	}
+	return "What name is mentioned" + marker + topic + "?"
+}
+
+// topicQuestion asks for a fact by its kind and the part of the request
+// its sentence serves (topic: "the surplus that drove the debate", see
+// topicOf): "What sum of money is given regarding the surplus that drove
+// the debate?", "Which treaty is mentioned regarding the diplomacy that
+// ended the war?". It reads on its own when nothing better does; ""
+// without a topic.
+func topicQuestion(f fact, topic string) string {
+	if topic == "" {
+		return ""
+	}
+	var what string
+	switch f.kind {
+	case factYear:
+		what = "What year is given"
+		if f.decade {
+			what = "What decade is given"
+		}
+	case factDate:
+		what = "What month is given"
+		if f.day {
+			what = "What date is given"
+		}
+	case factMoney:
+		what = "What sum of money is given"
+	case factPercent:
+		what = "What percentage is given"
+	case factQuantity:
+		what = "What number is given"
+		if f.noun != "" {
+			what = "How many " + f.noun + " are given"
+		}
+	default:
+		return mentionQuestion(f, topic, topicMarker)
+	}
+	return what + topicMarker + topic + "?"
+}
+
+// topicMarker joins a topicQuestion's ask to the part of the request it
+// names.
+const topicMarker = " regarding "
+
+// topicOf is the part of the request a sentence serves, as a noun phrase
+// for topicQuestion: the heading of the request's facet the sentence
+// matches best (see facets), or of its first facet, with an article where
+// it needs one ("Surplus that drove the debate" → "the surplus that drove
+// the debate"; "How and when Louisiana was acquired" stays).
+func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string) string {
+	if m == nil || len(facets) == 0 {
+		return ""
+	}
+	h := m.Assign(sentence)
+	if h == "" || h == pipeline.OtherFacet {
+		h = facets[0].Heading
+	}
+	h = strings.TrimRight(strings.TrimSpace(h), ".?!")
+	w := strings.ToLower(reWord.FindString(h))
+	switch {
+	case w == "":
+		return ""
+	case isWh(w) || determiners[w] || possessives[w] || strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s"):
+		return lowerOpening(h)
+	}
+	return "the " + lowerFirstWord(h)
 }
 
 // subjectPhrase is the subject of a sentence: the words before its first

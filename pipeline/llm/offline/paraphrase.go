@@ -95,8 +95,19 @@ func (e *Engine) paraphrase(in prompts.ParaphraseInput) float64 {
 	default:
 		t = paraOtherAsk
 	}
+	// Two facts of the same kind that disagree ("August 28, 1894" and
+	// "July 24, 1897" for "What date is given in the account of the tariff
+	// laws?") answer two questions, however alike their words: a nugget
+	// asks one thing, and its answers agree.
+	if okA && okB && sameKind(ka, kb) && a < disagreeingAnswers {
+		return clampProb(0)
+	}
 	return clampProb(sigmoid(paraBias + paraQuestion*q + paraAnswer*a + paraKind*k + t))
 }
+
+// disagreeingAnswers is the answer match (times 0.9) below which two facts
+// of one kind are different facts.
+const disagreeingAnswers = 0.45
 
 // askType names what a question asks for from its wh-phrase: "time",
 // "amount", "percent", "count", "person", "place", "which <noun>" or
