@@ -330,23 +330,51 @@ func (r *run) documentYear(ctx context.Context, docID string) int {
 // onTopic keeps the candidates that speak of the request's subject: their
 // cited text does (by an anchor, for a document from outside the period
 // the request names; see subject.covers), or the question of the nugget
-// they answer does. The sentence's own words are not asked: its
-// attribution names a speaker, not a subject.
+// they answer does and the cited text shares at least two of the
+// question's own words, those that are not the request's ("What naval
+// victory did Commodore Perry win on Lake Erie in the War of 1812?" backs
+// "the enemy's squadron on Lake Erie was captured by Commodore Perry"; a
+// question that only repeats the request backs nothing). The sentence's
+// own words are not asked: its attribution names a speaker, not a
+// subject.
 func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipeline.Candidate {
 	if r.subject.empty() {
 		return cands
 	}
-	question := map[string]bool{}
+	// The on-topic questions' own terms.
+	own := map[string]map[string]bool{}
 	for _, n := range kept {
-		question[n.ID] = r.subject.covers(n.Question, false)
+		if !r.subject.covers(n.Question, false) {
+			continue
+		}
+		terms := map[string]bool{}
+		for t := range r.termSet(n.Question) {
+			if !r.query[t] {
+				terms[t] = true
+			}
+		}
+		own[n.ID] = terms
 	}
 	out := make([]pipeline.Candidate, 0, len(cands))
 	for _, c := range cands {
-		if question[c.NuggetID] || r.subject.covers(c.Support, r.outOfPeriod(c.Citation.DocID)) {
+		if r.subject.covers(c.Support, r.outOfPeriod(c.Citation.DocID)) || sharesTwo(own[c.NuggetID], r.termSet(c.Support)) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// sharesTwo reports whether b holds at least two of a's terms.
+func sharesTwo(a, b map[string]bool) bool {
+	n := 0
+	for t := range a {
+		if b[t] {
+			if n++; n == 2 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // outOfPeriod reports whether a document is dated outside the periods the

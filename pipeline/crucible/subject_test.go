@@ -111,23 +111,28 @@ func TestSubjectStatisticsError(t *testing.T) {
 }
 
 func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
-	r := &run{subject: &subject{terms: words, anchors: map[string]bool{"tariff": true}, phrases: map[[2]string]bool{}, acronyms: map[string]bool{}},
+	r := &run{e: &Engine{Terms: words},
+		subject:  &subject{terms: words, anchors: map[string]bool{"tariff": true}, phrases: map[[2]string]bool{}, acronyms: map[string]bool{}},
+		query:    map[string]bool{"tariff": true, "debates": true},
 		inPeriod: map[string]bool{"in": true}}
 	kept := []pipeline.Nugget{
-		{ID: "n1", Question: "What did the tariff raise?"},
+		{ID: "n1", Question: "How much did the tariff raise duties on wool and sugar?"},
 		{ID: "n2", Question: "Who won the election?"},
+		{ID: "n3", Question: "What date is given regarding the tariff debates?"},
 	}
 	cands := []pipeline.Candidate{
-		{NuggetID: "n1", Sentence: "A", Support: "Duties rose.", Citation: pipeline.Citation{DocID: "in"}},          // its nugget's question
-		{NuggetID: "n2", Sentence: "B", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},      // its cited text
-		{NuggetID: "n2", Sentence: "C", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},         // neither
-		{NuggetID: "n2", Sentence: "D tariff", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "out"}}, // its own words do not count
+		{NuggetID: "n1", Sentence: "A", Support: "Duties on wool and sugar rose.", Citation: pipeline.Citation{DocID: "in"}},              // its nugget's question, with two of its own words
+		{NuggetID: "n1", Sentence: "B", Support: "Coal duties rose.", Citation: pipeline.Citation{DocID: "in"}},                        // one word of the question is not enough
+		{NuggetID: "n2", Sentence: "C", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                            // its cited text
+		{NuggetID: "n2", Sentence: "D", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},                               // neither
+		{NuggetID: "n2", Sentence: "E tariff", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "out"}},                       // its own words do not count
+		{NuggetID: "n3", Sentence: "F", Support: "The postage came to $1,114,345 on July 1st.", Citation: pipeline.Citation{DocID: "in"}}, // a question that only repeats the request
 	}
 	var got []string
 	for _, c := range r.onTopic(kept, cands) {
 		got = append(got, c.Sentence)
 	}
-	if strings.Join(got, ",") != "A,B" {
-		t.Errorf("kept %v, want [A B]", got)
+	if strings.Join(got, ",") != "A,C" {
+		t.Errorf("kept %v, want [A C]", got)
 	}
 }
