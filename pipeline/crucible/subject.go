@@ -3,6 +3,7 @@ package crucible
 import (
 	"context"
 	"math"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -31,6 +32,9 @@ const (
 	// name no subject).
 	phraseMinCount = 3
 	phraseMaxShare = 0.25
+	// fallbackAnchors is how many of the request's rarest terms anchor its
+	// subject when none qualifies by the rules above.
+	fallbackAnchors = 2
 )
 
 // subject is what a report request is about, read from its title and
@@ -54,8 +58,11 @@ const (
 // The words requests use to say what they want ("describe", "trace", "the
 // annual messages", pipeline.RequestWords), numbers and years (a period,
 // not a subject) are no subject terms. Without collection statistics, the
-// terms in three of the best passages are anchors. A request none of
-// whose terms qualifies has an empty subject, of which every text speaks.
+// terms in three of the best passages are anchors. When no term is an
+// anchor by these rules (a collection about the request's subject uses
+// its words everywhere), the two rarest request terms in three of the best
+// passages are. A request none of whose terms occurs in its best passages
+// has an empty subject, of which every text speaks.
 type subject struct {
 	terms    func(string) []string
 	anchors  map[string]bool
@@ -178,6 +185,21 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 			continue
 		}
 		if lift := float64(count[t]) / float64(len(best)) / math.Max(share, 1/float64(units)); lift >= anchorMinLift {
+			s.anchors[t] = true
+		}
+	}
+	if len(s.anchors) == 0 && units > 0 {
+		// A collection about the request's subject (a news haystack on
+		// one car) holds its words everywhere: its rarest terms that the
+		// best passages use name the subject there.
+		var used []string
+		for _, t := range cands {
+			if count[t] >= anchorMinCount {
+				used = append(used, t)
+			}
+		}
+		sort.SliceStable(used, func(i, j int) bool { return df[used[i]] < df[used[j]] })
+		for _, t := range used[:min(len(used), fallbackAnchors)] {
 			s.anchors[t] = true
 		}
 	}

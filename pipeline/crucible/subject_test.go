@@ -136,3 +136,18 @@ func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
 		t.Errorf("kept %v, want [A C]", got)
 	}
 }
+
+func TestSubjectOfAFocusedCollection(t *testing.T) {
+	// A collection about one car: every request term is common, so none
+	// anchors by rarity; the two rarest that the best passages use do.
+	req := pipeline.Request{Title: "Fuel types and their impact on performance", ProblemStatement: "How does fuel change performance?"}
+	best := append(repeat("racing fuel raised performance", 40), repeat("engine performance", 40)...)
+	df := fakeDocFreq(map[string]int{"fuel": 200, "types": 150, "impact": 300, "performance": 600, "change": 400})
+	s, err := newSubject(context.Background(), req, best, words, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.covers("Racing fuel costs more.", false) || !s.covers("Engine performance rose.", false) || s.covers("The car is red.", false) {
+		t.Errorf("anchors %v: the rarest request terms its passages use should anchor the subject", s.anchors)
+	}
+}

@@ -95,11 +95,22 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 		}
 		s := summary[sp.Start:sp.End]
 		relevance := 0.0
+		core := 0
 		for _, t := range distinct(e.an.Terms(s)) {
 			relevance += prof.weight[t]
+			if prof.isCore(t) {
+				core++
+			}
 		}
 		toks := tokenize(s)
 		st := sentence{relevance: relevance}
+		// A sentence asks about a part of the request (topicQuestion)
+		// only when it speaks of the request in two of its own terms: the
+		// question's words then say what the sentence is about.
+		topic := ""
+		if core >= topicMinCoreTerms {
+			topic = topicOf(matcher, facets, s)
+		}
 		facts := e.findFacts(s, toks, wt)
 		for _, f := range facts {
 			answer := answerText(s, f)
@@ -110,7 +121,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if f.kind == factName && f.generic || noNews(answer) {
 				continue // "United States", or what the request already says: no news
 			}
-			q := e.question(s, toks, f, prof, wt, topicOf(matcher, facets, s))
+			q := e.question(s, toks, f, prof, wt, topic)
 			if q == "" || !readableQuestion(q) {
 				continue
 			}
@@ -895,6 +906,10 @@ func topicQuestion(f fact, topic string) string {
 	}
 	return what + topicMarker + topic + "?"
 }
+
+// topicMinCoreTerms is how many of the request's subject terms a sentence
+// must hold to have its facts asked about a part of the request.
+const topicMinCoreTerms = 2
 
 // topicMarker joins a topicQuestion's ask to the part of the request it
 // names.
