@@ -12,6 +12,8 @@ import (
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/corpus"
+	"github.com/crucible-portal/crucible/pipeline/export"
+	"github.com/crucible-portal/crucible/pipeline/judge"
 )
 
 // goldNugget is a line of testdata/eval/sotu-nuggets.jsonl.
@@ -71,42 +73,37 @@ func normText(s string) string {
 	return " " + strings.TrimSpace(b.String()) + " "
 }
 
-// nuggetRecall is the share of gold nuggets whose answer occurs in a
-// sentence citing one of the nugget's supporting addresses.
-func nuggetRecall(rep pipeline.Report, gold []goldNugget) (covered int) {
-	for _, g := range gold {
-		docs := map[string]bool{}
-		for _, d := range g.DocIDs {
-			docs[d] = true
-		}
-	sentences:
-		for _, s := range rep.Sentences {
-			if !docs[s.Citation.DocID] {
-				continue
-			}
-			text := normText(s.Text)
-			for _, a := range g.Answers {
-				if strings.Contains(text, normText(a)) {
-					covered++
-					break sentences
-				}
-			}
-		}
-	}
-	return covered
+// Quality bars of TestOfflineQuality (docs/pipeline.md, "Report
+// quality"), each well inside what the engine measures, so that they catch
+// a regression rather than noise (the run is deterministic).
+const (
+	// minRecallRatio: the offline engine's nugget recall (offline judge,
+	// any citation) over the lead baseline's, on each gold set (measured
+	// 1.25 on the tuning set and 1.30 on the held-out one).
+	minRecallRatio = 1.1
+	// maxOnTopicGap: how far the engine's share of on-topic sentences
+	// may fall below the lead baseline's (measured: above it on both).
+	maxOnTopicGap = 0.03
+)
+
+// goldSet is one of the demo corpus's gold sets (testdata/eval).
+type goldSet struct{ name, requests, nuggets, topics string }
+
+var goldSets = []goldSet{
+	{"sotu (tuning)", "sotu-requests.jsonl", "sotu-nuggets.jsonl", "sotu-topics.jsonl"},
+	{"sotu2 (held out)", "sotu2-requests.jsonl", "sotu2-nuggets.jsonl", "sotu2-topics.jsonl"},
 }
 
-// minQualityRatio is how far the offline engine's nugget recall must be
-// above the lead baseline's on the held-out requests (measured: 1.45).
-const minQualityRatio = 1.2
-
-// TestOfflineQuality runs the offline engine and the lead baseline on the
-// held-out requests over the demo corpus, checks every report's citations
-// and limit, and logs nugget recall (gold answers found in sentences citing
-// a supporting address) for both, and requires the engine's recall to be
-// at least minQualityRatio times the baseline's: the quality bar (clearly
-// better than the naive extractive baseline; docs/pipeline.md). The run
-// is deterministic, so the bar cannot flake. -short skips it.
+// TestOfflineQuality runs the offline engine and the lead baseline on both
+// gold sets over the demo corpus; checks that every sentence of every
+// report cites one passage span that holds what it quotes or reports, is
+// attributed to its document's author and year, sits under a facet
+// heading, and that the report keeps its limit with no repeated sentence;
+// scores both systems with the offline judge (nugget recall, vital
+// recall, on-topic sentences by the sets' topic terms); and requires the
+// engine to beat the baseline's recall by minRecallRatio and to be as on
+// topic, on each set. It logs where the engine loses gold facts. -short
+// skips it.
 func TestOfflineQuality(t *testing.T) {
 	if testing.Short() {
 		t.Skip("quality run skipped in -short mode")
@@ -125,78 +122,118 @@ func TestOfflineQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := engines[0].Pipeline
-	reqs := readJSONL[requestLine](t, "../../testdata/eval/sotu-requests.jsonl")
-	gold := readJSONL[goldNugget](t, "../../testdata/eval/sotu-nuggets.jsonl")
-	byReq := map[string][]goldNugget{}
-	for _, g := range gold {
-		byReq[g.RequestID] = append(byReq[g.RequestID], g)
-	}
-	var total, offlineHits, leadHits int
-	var funnel funnelCounts
-	for _, l := range reqs {
-		raw, _ := json.Marshal(l)
-		req, _, err := parseRequest(raw)
+	for _, set := range goldSets {
+		reqs := readJSONL[requestLine](t, "../../testdata/eval/"+set.requests)
+		gold, err := judge.ReadNuggetsFile("../../testdata/eval/" + set.nuggets)
 		if err != nil {
 			t.Fatal(err)
 		}
-		obs := &funnelObserver{}
-		rep, err := eng.Generate(ctx, req, pipeline.DefaultSettings(), obs)
+		topics, err := judge.ReadTopicsFile("../../testdata/eval/" + set.topics)
 		if err != nil {
-			t.Fatalf("%s: %v", req.ID, err)
+			t.Fatal(err)
 		}
-		lead, err := eng.Lead(ctx, req, index.Sentences)
-		if err != nil {
-			t.Fatalf("%s lead: %v", req.ID, err)
+		golds := readJSONL[goldNugget](t, "../../testdata/eval/"+set.nuggets)
+		byReq := map[string][]goldNugget{}
+		for _, g := range golds {
+			byReq[g.RequestID] = append(byReq[g.RequestID], g)
 		}
-		g := byReq[req.ID]
-		funnel.add(obs.funnel(g))
-		o, b := nuggetRecall(rep, g), nuggetRecall(lead, g)
-		t.Logf("%s: offline %d/%d (%d sentences, %d chars), lead %d/%d (%d sentences)", req.ID, o, len(g), len(rep.Sentences), rep.Length(), b, len(g), len(lead.Sentences))
-		total += len(g)
-		offlineHits += o
-		leadHits += b
-		if rep.Length() > req.Limit {
-			t.Errorf("%s: report of %d characters over its limit %d", req.ID, rep.Length(), req.Limit)
-		}
-		keys := map[string]bool{}
-		for _, s := range rep.Sentences {
-			d, err := a.db.Document(ctx, s.Citation.DocID)
+		offline := map[string]export.NeuCLIRReport{}
+		lead := map[string]export.NeuCLIRReport{}
+		var ids []string
+		var funnel funnelCounts
+		for _, l := range reqs {
+			raw, _ := json.Marshal(l)
+			req, _, err := parseRequest(raw)
 			if err != nil {
-				t.Errorf("%s: sentence cites %s: %v", req.ID, s.Citation.DocID, err)
-				continue
+				t.Fatal(err)
 			}
-			p, err := a.db.Passage(ctx, s.Citation.DocID, s.Citation.Ordinal)
-			if err != nil || s.Citation.Start < p.Start || s.Citation.End > p.End || s.Citation.Start >= s.Citation.End {
-				t.Errorf("%s: citation %+v outside its passage (%v)", req.ID, s.Citation, err)
-				continue
+			obs := &funnelObserver{}
+			rep, err := eng.Generate(ctx, req, pipeline.DefaultSettings(), obs)
+			if err != nil {
+				t.Fatalf("%s: %v", req.ID, err)
 			}
-			// What the sentence quotes or reports is in the cited span;
-			// its attribution comes from the document's metadata.
-			lead, body := pipeline.SplitAttribution(s.Text)
-			if span := d.Text[s.Citation.Start:s.Citation.End]; !strings.Contains(normText(span), strings.TrimSpace(normText(body))) {
-				t.Errorf("%s: sentence %q not found in its cited span %q", req.ID, body, span)
+			base, err := eng.Lead(ctx, req, index.Sentences)
+			if err != nil {
+				t.Fatalf("%s lead: %v", req.ID, err)
 			}
-			if lead == "" {
-				t.Errorf("%s: sentence %q is not attributed", req.ID, s.Text)
-			} else if author, _ := pipeline.DocumentAuthor(d.Metadata); !strings.Contains(lead, author) || !strings.Contains(lead, d.Metadata["date"]) {
-				t.Errorf("%s: attribution %q does not name %s (%s), the author and date of %s", req.ID, lead, author, d.Metadata["date"], d.ID)
-			}
-			k := a.index.SentenceKey(s.Text)
-			if keys[k] {
-				t.Errorf("%s: duplicate sentence after stemming: %q", req.ID, s.Text)
-			}
-			keys[k] = true
+			funnel.add(obs.funnel(byReq[req.ID]))
+			checkReport(t, a, rep)
+			ids = append(ids, req.ID)
+			offline[req.ID] = export.NeuCLIR(rep, nil)
+			lead[req.ID] = export.NeuCLIR(base, nil)
+		}
+		ev := judge.Evaluator{Judge: judge.Offline{}, Source: a.db, Topics: topics}
+		o, err := ev.Evaluate(ctx, gold, offline, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ev.Evaluate(ctx, gold, lead, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		on, bn := *o.Mean.OnTopicSentences, *b.Mean.OnTopicSentences
+		t.Logf("%s, %d requests: offline engine recall %.3f (%d/%d), vital %.3f, on-topic %.3f, density %.3f, %d sentences; lead baseline %.3f (%d/%d), vital %.3f, on-topic %.3f, density %.3f, %d sentences",
+			set.name, len(ids), o.Mean.NuggetRecall, o.Totals.Covered, o.Totals.Nuggets, o.Mean.VitalRecall, on, o.Mean.NuggetDensity, o.Totals.Sentences,
+			b.Mean.NuggetRecall, b.Totals.Covered, b.Totals.Nuggets, b.Mean.VitalRecall, bn, b.Mean.NuggetDensity, b.Totals.Sentences)
+		t.Logf("%s: where the engine's gold facts go: a supporting address in the top 20 retrieved %d, in a drawn nugget %d, in a kept nugget %d, in a candidate sentence %d",
+			set.name, funnel.retrieved, funnel.drawn, funnel.kept, funnel.candidate)
+		if o.Totals.Covered == 0 {
+			t.Errorf("%s: the offline engine found no gold nugget at all", set.name)
+		}
+		if o.Mean.NuggetRecall < minRecallRatio*b.Mean.NuggetRecall {
+			t.Errorf("%s: the offline engine's recall %.3f is not %.1f× the lead baseline's %.3f", set.name, o.Mean.NuggetRecall, minRecallRatio, b.Mean.NuggetRecall)
+		}
+		if on < bn-maxOnTopicGap {
+			t.Errorf("%s: %.3f of the offline engine's sentences are on topic, against %.3f of the lead baseline's", set.name, on, bn)
 		}
 	}
-	or, lr := float64(offlineHits)/float64(total), float64(leadHits)/float64(total)
-	t.Logf("nugget recall over %d gold nuggets: offline engine %.3f, lead baseline %.3f", total, or, lr)
-	t.Logf("where the engine's gold facts go: a supporting address in the top 20 retrieved %d, in a drawn nugget %d, in a kept nugget %d, in a candidate sentence %d",
-		funnel.retrieved, funnel.drawn, funnel.kept, funnel.candidate)
-	if offlineHits == 0 {
-		t.Error("the offline engine found no gold nugget at all")
+}
+
+// checkReport checks the structure of an offline report: its limit, one
+// citation per sentence inside its passage, the quoted or reported words
+// in the cited span, the attribution naming the document's author and
+// year, a facet heading on every sentence, no repeated sentence.
+func checkReport(t *testing.T, a *app, rep pipeline.Report) {
+	t.Helper()
+	ctx := context.Background()
+	id := rep.Request.ID
+	if rep.Length() > rep.Request.Limit {
+		t.Errorf("%s: report of %d characters over its limit %d", id, rep.Length(), rep.Request.Limit)
 	}
-	if or < minQualityRatio*lr {
-		t.Errorf("the offline engine's recall %.3f is not %.1f× the lead baseline's %.3f", or, minQualityRatio, lr)
+	if len(rep.Sentences) == 0 {
+		t.Errorf("%s: empty report", id)
+	}
+	keys := map[string]bool{}
+	for _, s := range rep.Sentences {
+		d, err := a.db.Document(ctx, s.Citation.DocID)
+		if err != nil {
+			t.Errorf("%s: sentence cites %s: %v", id, s.Citation.DocID, err)
+			continue
+		}
+		p, err := a.db.Passage(ctx, s.Citation.DocID, s.Citation.Ordinal)
+		if err != nil || s.Citation.Start < p.Start || s.Citation.End > p.End || s.Citation.Start >= s.Citation.End {
+			t.Errorf("%s: citation %+v outside its passage (%v)", id, s.Citation, err)
+			continue
+		}
+		// What the sentence quotes or reports is in the cited span;
+		// its attribution comes from the document's metadata.
+		lead, body := pipeline.SplitAttribution(s.Text)
+		if span := d.Text[s.Citation.Start:s.Citation.End]; !strings.Contains(normText(span), strings.TrimSpace(normText(body))) {
+			t.Errorf("%s: sentence %q not found in its cited span %q", id, body, span)
+		}
+		if lead == "" {
+			t.Errorf("%s: sentence %q is not attributed", id, s.Text)
+		} else if author, _ := pipeline.DocumentAuthor(d.Metadata); !strings.Contains(lead, author) || !strings.Contains(lead, d.Metadata["date"]) {
+			t.Errorf("%s: attribution %q does not name %s (%s), the author and date of %s", id, lead, author, d.Metadata["date"], d.ID)
+		}
+		if s.Facet == "" {
+			t.Errorf("%s: sentence %q is under no facet heading", id, s.Text)
+		}
+		k := a.index.SentenceKey(s.Text)
+		if keys[k] {
+			t.Errorf("%s: duplicate sentence after stemming: %q", id, s.Text)
+		}
+		keys[k] = true
 	}
 }
 

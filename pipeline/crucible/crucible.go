@@ -361,6 +361,9 @@ func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipe
 			out = append(out, c)
 		}
 	}
+	if len(out) == 0 && len(cands) > 0 {
+		r.problem("assemble: none of the %d candidate sentences speaks of the request's subject; the report is empty", len(cands))
+	}
 	return out
 }
 

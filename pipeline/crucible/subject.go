@@ -53,7 +53,11 @@ const (
 //     quarter of the collection's passages, written together ("social
 //     security", "civil rights", "cold war"; not "United States"); or
 //   - an acronym the request writes in capitals, written as such ("AIDS",
-//     "NATO"; "aid" does not count for "AIDS").
+//     "NATO"; "aid" does not count for "AIDS"). When the title names its
+//     subject by acronyms alone ("HIV/AIDS in presidential addresses";
+//     not "Arms control from the test ban treaty to SDI"), only they do:
+//     "emergency relief" and "research funding", the words of its
+//     problem statement, are as often about anything else.
 //
 // The words requests use to say what they want ("describe", "trace", "the
 // annual messages", pipeline.RequestWords), numbers and years (a period,
@@ -68,6 +72,9 @@ type subject struct {
 	anchors  map[string]bool
 	phrases  map[[2]string]bool
 	acronyms map[string]bool
+	// named: the title names the subject by acronyms ("HIV/AIDS in
+	// presidential addresses"); only they then speak of it.
+	named bool
 }
 
 // DocFreq returns the number of units (passages) of the collection and,
@@ -92,6 +99,18 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	acronymTerms := map[string]bool{}
 	lowerTerms := map[string]bool{}
 	text := req.Title + "\n" + req.ProblemStatement
+	// The title names its subject by acronyms when they are all it names:
+	// its other words are request words ("in presidential addresses").
+	titleWords := 0
+	for _, w := range strings.FieldsFunc(req.Title, notWordRune) {
+		switch {
+		case isAcronym(w):
+			s.named = true
+		case len(terms(w)) > 0 && !meta[terms(w)[0]] && !hasDigit(w):
+			titleWords++
+		}
+	}
+	s.named = s.named && titleWords == 0
 	for _, w := range strings.FieldsFunc(text, notWordRune) {
 		if isAcronym(w) {
 			s.acronyms[w] = true
@@ -226,6 +245,9 @@ func (s *subject) covers(text string, anchorsOnly bool) bool {
 				return true
 			}
 		}
+	}
+	if s.named {
+		return false
 	}
 	ts := s.terms(text)
 	for i, t := range ts {

@@ -151,3 +151,31 @@ func TestSubjectOfAFocusedCollection(t *testing.T) {
 		t.Errorf("anchors %v: the rarest request terms its passages use should anchor the subject", s.anchors)
 	}
 }
+
+func TestSubjectNamedByAcronyms(t *testing.T) {
+	req := pipeline.Request{Title: "HIV/AIDS in presidential addresses",
+		ProblemStatement: "Cover the funding requests for research and the emergency relief plan."}
+	best := append(repeat("emergency relief for research", 20), repeat("AIDS relief in Africa", 20)...)
+	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(map[string]int{"aids": 60}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.covers("The Emergency Plan for AIDS Relief treats 1.4 million people.", false) {
+		t.Error("a sentence naming AIDS is off the subject")
+	}
+	if s.covers("The emergency relief of citizens in Cuba was funded.", false) {
+		t.Error("a sentence on emergency relief without the title's acronyms is on the subject")
+	}
+}
+
+func TestSubjectAcronymAmongOtherWords(t *testing.T) {
+	req := pipeline.Request{Title: "Nuclear arms control from the test ban treaty to SDI", ProblemStatement: "Cover the test ban treaty."}
+	best := repeat("the nuclear test ban treaty", 20)
+	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.covers("The nuclear test ban treaty was signed in 1963.", false) {
+		t.Error("a title that names its subject in words besides an acronym should not need the acronym")
+	}
+}

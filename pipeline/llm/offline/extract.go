@@ -139,6 +139,11 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 		if !ok {
 			continue
 		}
+		if start == sp.Start {
+			// A sentence that stands alone may be cut to the clause
+			// stating the answer when it is a long series of clauses.
+			text = e.trimClauses(text, answer, wt)
+		}
 		body := cleanSentence(text)
 		if prompts.SourceReference(body) != "" || len(strings.Fields(body)) < extractMinSentenceWords {
 			continue

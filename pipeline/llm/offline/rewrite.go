@@ -415,3 +415,44 @@ func validSpans(spans []pipeline.Span, n int) []pipeline.Span {
 	}
 	return out
 }
+
+// listSentenceChars is the length beyond which a sentence made of clauses
+// joined by semicolons is cut to the clause stating the answer (see
+// trimClauses): a list of a year's achievements is no report sentence.
+const listSentenceChars = 400
+
+// trimClauses cuts a sentence longer than listSentenceChars that is a
+// series of clauses joined by semicolons to the clause stating the answer
+// (answerMatch ≥ extractAnswerMin), when that clause stands alone: six
+// words or more, no opening that leans on the clause before it ("and",
+// "which") and no reference back. Otherwise the sentence is returned as
+// it is. The clause is a verbatim part of the sentence, so the cited span
+// still holds it.
+func (e *Engine) trimClauses(s string, answer []string, wt *wordTerms) string {
+	if utf8.RuneCountInString(s) <= listSentenceChars || len(answer) == 0 {
+		return s
+	}
+	parts := strings.Split(s, "; ")
+	if len(parts) < 2 {
+		return s
+	}
+	best, bestMatch := "", 0.0
+	for _, p := range parts {
+		if m := answerMatch(normalize(p, wt), answer); m > bestMatch {
+			best, bestMatch = p, m
+		}
+	}
+	if bestMatch < extractAnswerMin {
+		return s
+	}
+	c := dropOpeners(strings.TrimSpace(best))
+	words := reWord.FindAllString(c, -1)
+	if len(words) < 6 || coordinators[strings.ToLower(words[0])] || relativeOpeners[strings.ToLower(words[0])] || referBack(c) {
+		return s
+	}
+	c = upperFirst(strings.TrimRight(c, ",;: "))
+	if last, _ := utf8.DecodeLastRuneInString(c); last != '.' && last != '!' && last != '?' {
+		c += "."
+	}
+	return c
+}

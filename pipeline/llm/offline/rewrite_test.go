@@ -233,3 +233,26 @@ func TestAttributeWithoutAuthor(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimClauses(t *testing.T) {
+	e := newTestEngine()
+	wt := e.newWordTerms()
+	list := "Exploratory drilling activities have reached an all-time high; prices for new natural gas are being decontrolled " +
+		"under the Natural Gas Policy Act and natural gas production is now at an all time high; the supply shortages of several " +
+		"years ago have been eliminated; the windfall profits tax on crude oil has been enacted providing $227 billion over ten " +
+		"years for assistance to low-income households; the Synthetic Fuels Corporation has been established to help private " +
+		"companies build the facilities to produce energy from synthetic fuels."
+	if got, want := e.trimClauses(list, normalize("$227 billion", wt), wt),
+		"The windfall profits tax on crude oil has been enacted providing $227 billion over ten years for assistance to low-income households."; got != want {
+		t.Errorf("trimClauses = %q, want %q", got, want)
+	}
+	short := "The tax was enacted; it provides $227 billion."
+	if got := e.trimClauses(short, normalize("$227 billion", wt), wt); got != short {
+		t.Errorf("a short sentence was cut: %q", got)
+	}
+	// The clause stating the answer refers back: the sentence stays whole.
+	back := strings.Replace(list, "the windfall profits tax on crude oil has been enacted", "it has been enacted", 1)
+	if got := e.trimClauses(back, normalize("$227 billion", wt), wt); got != back {
+		t.Errorf("a clause that refers back was kept alone: %q", got)
+	}
+}
