@@ -122,7 +122,7 @@ func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
 	}
 	cands := []pipeline.Candidate{
 		{NuggetID: "n1", Sentence: "A", Support: "Duties on wool and sugar rose.", Citation: pipeline.Citation{DocID: "in"}},              // its nugget's question, with two of its own words
-		{NuggetID: "n1", Sentence: "B", Support: "Coal duties rose.", Citation: pipeline.Citation{DocID: "in"}},                        // one word of the question is not enough
+		{NuggetID: "n1", Sentence: "B", Support: "Coal duties rose.", Citation: pipeline.Citation{DocID: "in"}},                           // one word of the question is not enough
 		{NuggetID: "n2", Sentence: "C", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                            // its cited text
 		{NuggetID: "n2", Sentence: "D", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},                               // neither
 		{NuggetID: "n2", Sentence: "E tariff", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "out"}},                       // its own words do not count
