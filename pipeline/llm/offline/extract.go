@@ -111,8 +111,8 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	spans := validSpans(e.an.Sentences(passage), len(passage))
 	for i, sp := range spans {
 		raw := strings.TrimSpace(passage[sp.Start:sp.End])
-		if raw == "" || editorialNote(raw) || strings.HasSuffix(raw, "?") {
-			continue // a question states no fact
+		if raw == "" || editorialNote(raw) || strings.HasSuffix(raw, "?") || pointsAhead(raw) {
+			continue // a question states no fact, nor does an announcement of what follows
 		}
 		terms := setOf(e.an.Terms(raw))
 		q := weightedShare(qTerms, terms, qWeight)

@@ -163,6 +163,33 @@ func demonstrativeOfSituation(after []string) bool {
 var situationAdjectives = setOf(strings.Fields(`great present coming past last next new whole critical historic
 	troubled fiscal current same entire free mighty`))
 
+// rePointsAhead finds a sentence that announces what follows instead of
+// saying it: "Two features of the new tariff act call for special
+// reference.", "The results are as follows:", "I submit the following
+// recommendations." ("the following year" is a time, not an
+// announcement.)
+var (
+	rePointsAhead  = regexp.MustCompile(`(?i)\b(?:as follows|calls? for special|deserves? special|call special attention)\b|:\s*$`)
+	reTheFollowing = regexp.MustCompile(`(?i)\bthe following\s+([a-z]+)`)
+	followingTimes = setOf(strings.Fields(`year years day days month months week weeks session spring summer autumn fall
+		winter morning evening night decade century term`))
+)
+
+// pointsAhead reports whether a sentence announces what follows it rather
+// than saying anything itself.
+func pointsAhead(s string) bool {
+	s = strings.TrimSpace(s)
+	if rePointsAhead.MatchString(s) {
+		return true
+	}
+	for _, m := range reTheFollowing.FindAllStringSubmatch(s, -1) {
+		if !followingTimes[strings.ToLower(m[1])] {
+			return true
+		}
+	}
+	return false
+}
+
 // stance is how a sentence holds what it says.
 type stance int
 

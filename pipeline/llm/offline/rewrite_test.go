@@ -149,6 +149,12 @@ func TestRewriteDropsWhatItCannotResolve(t *testing.T) {
 	if out.Found {
 		t.Errorf("a sentence whose referent is not in the passage was used: %q", out.Sentence)
 	}
+	// Nor does an announcement of what follows.
+	out = attributedExtract(t, prompts.QA{Question: "How many features of the tariff act of 1890 call for special reference?", Answer: "Two features"},
+		"Wool prices rose. Two features of the tariff act of 1890 call for special reference.")
+	if out.Found {
+		t.Errorf("an announcement was used: %q", out.Sentence)
+	}
 	// A question states no fact.
 	out = attributedExtract(t, tariffNugget, "Wool prices rose. Did Congress pass the McKinley Tariff in 1890?")
 	if out.Found {
@@ -179,6 +185,20 @@ func TestReferBack(t *testing.T) {
 	for _, tt := range tests {
 		if got := referBack(tt.s); got != tt.want {
 			t.Errorf("referBack(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestPointsAhead(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Two features of the new tariff act call for special reference.": true,
+		"The results of the year are as follows:":                        true,
+		"I submit the following recommendations to the Congress.":        true,
+		"In the following year Congress repealed the act.":               false,
+		"Congress passed the McKinley Tariff in 1890.":                   false,
+	} {
+		if got := pointsAhead(s); got != want {
+			t.Errorf("pointsAhead(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
