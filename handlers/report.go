@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -78,6 +79,9 @@ type citedDocument struct {
 	Title string
 	// Text is the document's text, which citations' byte offsets index.
 	Text string
+	// Author and Date are the document's metadata that a sentence's
+	// attribution ("In 1903, Theodore Roosevelt reported ...") comes from.
+	Author, Date string
 	// Missing is set when the document is no longer stored.
 	Missing  bool
 	Passages map[int]pipeline.Passage
@@ -103,7 +107,9 @@ func (h *Reports) loadSources(ctx context.Context, sentences []pipeline.Sentence
 		if err != nil && !errors.Is(err, pipeline.ErrNotFound) {
 			return nil, fmt.Errorf("load passages of cited document %q: %w", id, err)
 		}
-		cd := citedDocument{Title: doc.Title, Text: doc.Text, Passages: make(map[int]pipeline.Passage, len(passages))}
+		author, _ := pipeline.DocumentAuthor(doc.Metadata)
+		cd := citedDocument{Title: doc.Title, Text: doc.Text, Author: author, Date: strings.TrimSpace(doc.Metadata["date"]),
+			Passages: make(map[int]pipeline.Passage, len(passages))}
 		for _, p := range passages {
 			cd.Passages[p.Ordinal] = p
 		}
@@ -135,6 +141,8 @@ func buildReportPage(rep pipeline.Report, sources map[string]citedDocument) view
 		src := views.CitedSource{
 			DocID:           key.DocID,
 			Title:           doc.Title,
+			Author:          doc.Author,
+			Date:            doc.Date,
 			Ordinal:         key.Ordinal,
 			DocumentMissing: doc.Missing,
 		}

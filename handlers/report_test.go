@@ -68,7 +68,7 @@ func TestBuildReportPageNumbersPassages(t *testing.T) {
 	rep := pipeline.Report{Sentences: []pipeline.Sentence{
 		cite("a", 1), cite("b", 0), cite("a", 1), cite("a", 2), cite("b", 0), cite("c", 0),
 	}}
-	vm := buildReportPage(rep, map[string]citedDocument{"a": {Title: "A"}, "b": {Missing: true}})
+	vm := buildReportPage(rep, map[string]citedDocument{"a": {Title: "A", Author: "Ada Lovelace", Date: "1843"}, "b": {Missing: true}})
 	var refs []int
 	for _, s := range vm.Sentences {
 		refs = append(refs, s.Ref)
@@ -77,9 +77,9 @@ func TestBuildReportPageNumbersPassages(t *testing.T) {
 		t.Errorf("citation numbers (-want +got):\n%s", diff)
 	}
 	want := []views.Reference{
-		{Number: 1, Source: views.CitedSource{DocID: "a", Title: "A", Ordinal: 1, PassageMissing: true}},
+		{Number: 1, Source: views.CitedSource{DocID: "a", Title: "A", Author: "Ada Lovelace", Date: "1843", Ordinal: 1, PassageMissing: true}},
 		{Number: 2, Source: views.CitedSource{DocID: "b", Ordinal: 0, DocumentMissing: true}},
-		{Number: 3, Source: views.CitedSource{DocID: "a", Title: "A", Ordinal: 2, PassageMissing: true}},
+		{Number: 3, Source: views.CitedSource{DocID: "a", Title: "A", Author: "Ada Lovelace", Date: "1843", Ordinal: 2, PassageMissing: true}},
 		{Number: 4, Source: views.CitedSource{DocID: "c", Ordinal: 0, PassageMissing: true}},
 	}
 	if diff := cmp.Diff(want, vm.References); diff != "" {

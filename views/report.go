@@ -58,9 +58,12 @@ type ReportSentence struct {
 // CitedSource is the document and passage a citation points at, as far as
 // the collection still holds them.
 type CitedSource struct {
-	DocID   string
-	Title   string
-	Ordinal int
+	DocID string
+	Title string
+	// Author and Date are the document's metadata, where a sentence's
+	// attribution comes from; "" when unknown.
+	Author, Date string
+	Ordinal      int
 	// DocumentMissing is set when the document is no longer in the
 	// collection; PassageMissing when the document is there but has no
 	// passage with the cited ordinal (it was re-ingested).
@@ -192,4 +195,12 @@ func facetRuns(n int, facet func(i int) string) []facetRun {
 // facetRuns are the report's sentences by facet.
 func (p ReportPage) facetRuns() []facetRun {
 	return facetRuns(len(p.Sentences), func(i int) string { return p.Sentences[i].Facet })
+}
+
+// orUnknown is s, or "unknown" when it is empty.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }

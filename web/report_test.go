@@ -161,7 +161,7 @@ func TestReportProvenance(t *testing.T) {
 	passages := reportStore().passages[sotu]
 
 	type provenance struct {
-		Question, Answer, DocTitle, DocHref, DocID, Passage, Cited, Confidence, Supported, Covers, NoNugget string
+		Question, Answer, DocTitle, DocHref, DocID, Byline, Passage, Cited, Confidence, Supported, Covers, NoNugget string
 	}
 	var got []provenance
 	byTestID(doc, "sentence").Each(func(_ int, d *goquery.Selection) {
@@ -172,7 +172,7 @@ func TestReportProvenance(t *testing.T) {
 		href, _ := p.Find(`[data-testid="prov-doc-link"]`).Attr("href")
 		got = append(got, provenance{
 			Question: field("prov-question"), Answer: field("prov-answer"), NoNugget: field("prov-no-nugget"),
-			DocTitle: field("prov-doc-link"), DocHref: href, DocID: field("prov-doc-id"),
+			DocTitle: field("prov-doc-link"), DocHref: href, DocID: field("prov-doc-id"), Byline: field("prov-byline"),
 			Passage:    p.Find(`[data-testid="prov-passage"]`).Text(),
 			Cited:      strings.Join(p.Find("mark.cite").Map(func(_ int, m *goquery.Selection) string { return m.Text() }), "|"),
 			Confidence: field("prov-confidence"), Supported: field("prov-supported"), Covers: field("prov-covers"),
@@ -182,6 +182,7 @@ func TestReportProvenance(t *testing.T) {
 		{
 			Question: "How is the economy doing?", Answer: "It grows.",
 			DocTitle: "Address Before a Joint Session", DocHref: "/documents/sotu/2021%20biden?span=21-39#cite", DocID: sotu,
+			Byline:  "By Biden, dated unknown: who said it and when, in the sentence, come from here; what it says comes from the highlighted span.",
 			Passage: passages[0].Text, Cited: "Our economy grows.",
 			Confidence: "87%", Supported: "yes", Covers: "not checked",
 		},
@@ -194,12 +195,14 @@ func TestReportProvenance(t *testing.T) {
 		{
 			Question: "Is the union sound?", Answer: "Yes.",
 			DocTitle: "Address Before a Joint Session", DocHref: "/documents/sotu/2021%20biden?span=54-72#cite", DocID: sotu,
+			Byline:  "By Biden, dated unknown: who said it and when, in the sentence, come from here; what it says comes from the highlighted span.",
 			Passage: passages[1].Text, Cited: "the union is sound",
 			Confidence: "33%", Supported: "not checked", Covers: "not checked",
 		},
 		{
 			NoNugget: "The report does not hold the nugget n9.",
 			DocTitle: "Address Before a Joint Session", DocHref: "/documents/sotu/2021%20biden?span=0-20#cite", DocID: sotu,
+			Byline:  "By Biden, dated unknown: who said it and when, in the sentence, come from here; what it says comes from the highlighted span.",
 			Passage: passages[0].Text, Cited: "The Union is strong.",
 			Confidence: "100%", Supported: "not checked", Covers: "not checked",
 		},

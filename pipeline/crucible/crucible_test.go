@@ -376,3 +376,60 @@ func TestRunID(t *testing.T) {
 		}
 	}
 }
+
+// bylineRecorder answers like scripted and records the byline of every
+// extract and support prompt.
+type bylineRecorder struct {
+	scripted
+	mu     sync.Mutex
+	inputs []string // "task author date", and the prompt's byline line
+}
+
+func (m *bylineRecorder) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
+	line := ""
+	for _, l := range strings.Split(req.Messages[len(req.Messages)-1].Content, "\n") {
+		if strings.HasPrefix(l, "Author: ") {
+			line = l
+		}
+	}
+	m.mu.Lock()
+	switch in := req.Input.(type) {
+	case prompts.ExtractInput:
+		m.inputs = append(m.inputs, "extract "+in.DocAuthor+" "+in.DocDate+" | "+line)
+	case prompts.VerifySupportInput:
+		m.inputs = append(m.inputs, "support "+in.DocAuthor+" "+in.DocDate+" | "+line)
+	}
+	m.mu.Unlock()
+	return m.scripted.Complete(ctx, req)
+}
+
+func TestPromptsCarryTheDocumentsByline(t *testing.T) {
+	// With a model, the sentence is attributed by the model: the extract
+	// and support prompts show who wrote the passage and when.
+	c := testCorpus()
+	for id, d := range c.docs {
+		d.Metadata = map[string]string{"author": "Benjamin Harrison", "date": "1890-12-01"}
+		c.docs[id] = d
+	}
+	m := &bylineRecorder{scripted: scripted{nuggets: testNuggets()}}
+	s := pipeline.DefaultSettings()
+	s.Verify = true
+	if _, err := newEngine(c, m).Generate(context.Background(), testRequest, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	var extracts, supports int
+	for _, in := range m.inputs {
+		if !strings.HasSuffix(in, "Benjamin Harrison 1890-12-01 | Author: Benjamin Harrison. Date: 1890-12-01.") {
+			t.Errorf("prompt input without the document's byline: %q", in)
+		}
+		switch {
+		case strings.HasPrefix(in, "extract"):
+			extracts++
+		case strings.HasPrefix(in, "support"):
+			supports++
+		}
+	}
+	if extracts == 0 || supports == 0 {
+		t.Errorf("%d extract and %d support prompts, want some of each", extracts, supports)
+	}
+}
