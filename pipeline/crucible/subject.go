@@ -28,10 +28,11 @@ const (
 	// its terms that it writes together must occur together to be a
 	// phrase of its subject ("social security", "civil rights"), and
 	// phraseMaxShare the largest share of the collection's passages at
-	// least one of them occurs in ("United States", "State of the Union"
+	// least one of them occurs in ("United States", "foreign policy",
+	// "world war", each of two words in more than a tenth of the passages,
 	// name no subject).
 	phraseMinCount = 3
-	phraseMaxShare = 0.25
+	phraseMaxShare = 0.10
 	// fallbackAnchors is how many of the request's rarest terms anchor its
 	// subject when none qualifies by the rules above.
 	fallbackAnchors = 2
@@ -50,8 +51,9 @@ const (
 //     "program";
 //   - a phrase: two request terms the request writes together and its best
 //     passages do too, in three of them at least, one of them in at most a
-//     quarter of the collection's passages, written together ("social
-//     security", "civil rights", "cold war"; not "United States"); or
+//     tenth of the collection's passages, written together ("social
+//     security", "civil rights", "cold war"; not "United States",
+//     "foreign policy" or "world war"); or
 //   - an acronym the request writes in capitals, written as such ("AIDS",
 //     "NATO"; "aid" does not count for "AIDS"). When the title names its
 //     subject by acronyms alone ("HIV/AIDS in presidential addresses";
