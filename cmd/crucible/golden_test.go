@@ -10,9 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
-	"github.com/crucible-portal/crucible/pipeline/corpus"
 	"github.com/crucible-portal/crucible/pipeline/export"
 )
 
@@ -38,19 +36,7 @@ func TestGoldenReports(t *testing.T) {
 		t.Skip("golden reports skipped in -short mode")
 	}
 	ctx := context.Background()
-	a, err := openApp(ctx, commonFlags{data: t.TempDir(), k1: index.DefaultOptions().K1, b: index.DefaultOptions().B})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if _, err := ingest(ctx, a, []string{"../../testdata/corpora/sotu.jsonl.gz"}, corpus.Options{}, os.Stderr); err != nil {
-		t.Fatal(err)
-	}
-	engines, err := a.engines(modelFlags{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := engines[0].Pipeline
+	a, eng := demoOfflineApp(t)
 	for _, g := range goldenRequests {
 		var req pipeline.Request
 		for _, l := range readJSONL[requestLine](t, "../../testdata/eval/"+g.file) {

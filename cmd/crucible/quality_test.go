@@ -12,6 +12,7 @@ import (
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/corpus"
+	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/export"
 	"github.com/crucible-portal/crucible/pipeline/judge"
 )
@@ -109,19 +110,7 @@ func TestOfflineQuality(t *testing.T) {
 		t.Skip("quality run skipped in -short mode")
 	}
 	ctx := context.Background()
-	a, err := openApp(ctx, commonFlags{data: t.TempDir(), k1: index.DefaultOptions().K1, b: index.DefaultOptions().B})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if _, err := ingest(ctx, a, []string{"../../testdata/corpora/sotu.jsonl.gz"}, corpus.Options{}, os.Stderr); err != nil {
-		t.Fatal(err)
-	}
-	engines, err := a.engines(modelFlags{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := engines[0].Pipeline
+	a, eng := demoOfflineApp(t)
 	for _, set := range goldSets {
 		reqs := readJSONL[requestLine](t, "../../testdata/eval/"+set.requests)
 		gold, err := judge.ReadNuggetsFile("../../testdata/eval/" + set.nuggets)
@@ -187,6 +176,27 @@ func TestOfflineQuality(t *testing.T) {
 			t.Errorf("%s: %.3f of the offline engine's sentences are on topic, against %.3f of the lead baseline's", set.name, on, bn)
 		}
 	}
+}
+
+// demoOfflineApp opens a data folder with the demo corpus ingested and
+// returns it with its offline report engine; the folder is closed and
+// removed when the test ends.
+func demoOfflineApp(t *testing.T) (*app, *crucible.Engine) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := openApp(ctx, commonFlags{data: t.TempDir(), k1: index.DefaultOptions().K1, b: index.DefaultOptions().B})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	if _, err := ingest(ctx, a, []string{"../../testdata/corpora/sotu.jsonl.gz"}, corpus.Options{}, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	engines, err := a.engines(modelFlags{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, engines[0].Pipeline
 }
 
 // checkReport checks the structure of an offline report: its limit, one
