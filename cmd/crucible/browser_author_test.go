@@ -229,7 +229,7 @@ func TestBrowserAuthoring(t *testing.T) {
 	// The other citations are unreviewed: approving without ticking the
 	// confirmation beside the button is refused, and the page says why.
 	label, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="approve-confirm-label"]`)))
-	if err != nil || !strings.Contains(label, "citations are unreviewed and 1 is partly supported") {
+	if err != nil || !strings.Contains(label, "unreviewed and 1 is partly supported") {
 		t.Fatalf("confirmation beside Approve reads %q (%v)", label, err)
 	}
 	err = do(ctx,
