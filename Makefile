@@ -19,9 +19,10 @@ build: ## build bin/crucible
 run: build ## serve the portal on $(ADDR), ingesting the demo corpus into an empty $(DATA)
 	$(BIN) serve --data $(DATA) --addr $(ADDR) --ingest-if-empty $(DEMO)
 
-test: ## run every test (race detector on; browser tests need chromium)
+test: ## run every test (race detector on; browser tests need chromium; the report-quality runs without it)
 	$(GO) vet -tags '$(TAGS)' ./...
 	$(GO) test -tags '$(TAGS)' -race -count=1 -timeout 30m ./...
+	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m -run '^(TestOfflineQuality|TestGoldenReports)$$' ./cmd/crucible
 
 test-short: ## quick tests only (no effectiveness runs, no browser)
 	$(GO) test -tags '$(TAGS)' -short -count=1 ./...

@@ -35,6 +35,7 @@ func TestGoldenReports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("golden reports skipped in -short mode")
 	}
+	skipUnderRace(t)
 	ctx := context.Background()
 	a, eng := demoOfflineApp(t)
 	for _, g := range goldenRequests {

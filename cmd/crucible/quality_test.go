@@ -109,6 +109,7 @@ func TestOfflineQuality(t *testing.T) {
 	if testing.Short() {
 		t.Skip("quality run skipped in -short mode")
 	}
+	skipUnderRace(t)
 	ctx := context.Background()
 	a, eng := demoOfflineApp(t)
 	for _, set := range goldSets {
@@ -175,6 +176,17 @@ func TestOfflineQuality(t *testing.T) {
 		if on < bn-maxOnTopicGap {
 			t.Errorf("%s: %.3f of the offline engine's sentences are on topic, against %.3f of the lead baseline's", set.name, on, bn)
 		}
+	}
+}
+
+// skipUnderRace skips a deterministic quality run under the race
+// detector, which makes it five times slower and finds nothing the
+// package's other tests do not exercise: `make test` runs it in a second,
+// race-free pass.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("run without the race detector (make test runs it in its race-free pass)")
 	}
 }
 
