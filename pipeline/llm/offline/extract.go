@@ -89,6 +89,7 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	wt := e.newWordTerms()
 	passage := in.PassageText
 	qTerms := distinct(e.questionTerms(in.Nugget.Question))
+	askedOfTopic := strings.Contains(in.Nugget.Question, topicMarker)
 	answer := normalize(in.Nugget.Answer, wt)
 	aTerms := distinct(e.an.Terms(in.Nugget.Answer))
 	kind, isFact := e.answerKind(in.Nugget.Answer, wt)
@@ -116,6 +117,12 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 		}
 		terms := setOf(e.an.Terms(raw))
 		q := weightedShare(qTerms, terms, qWeight)
+		if askedOfTopic {
+			// A question asked about a part of the request (see
+			// topicQuestion) is answered by a sentence that speaks of the
+			// request: its words are the request's, not the sentence's.
+			q = max(q, weightedShare(prof.core, terms, func(string) float64 { return 1 })/topicCoreShare)
+		}
 		qa := weightedShare(qaTerms, terms, qWeight)
 		a := answerMatch(normalize(raw, wt), answer)
 		disagrees := false
@@ -171,6 +178,11 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	best := cands[0]
 	return prompts.ExtractOutput{Found: true, Support: best.support, Sentence: best.sentence, Confidence: best.score}, best.score
 }
+
+// topicCoreShare is the share of the request's title and problem
+// statement terms at which a sentence fully speaks of the request, for a
+// question asked about a part of it.
+const topicCoreShare = 0.25
 
 // distinctiveAnswer reports whether an answer is specific enough to name
 // its fact alone: a figure of five digits or more, or a date with a day

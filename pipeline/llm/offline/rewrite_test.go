@@ -276,3 +276,14 @@ func TestTrimClauses(t *testing.T) {
 		t.Errorf("a clause that refers back was kept alone: %q", got)
 	}
 }
+
+func TestExtractAnswersATopicQuestion(t *testing.T) {
+	// A question asked about a part of the request shares few words with
+	// the sentence that answers it; the sentence speaks of the request
+	// and states the answer.
+	out := attributedExtract(t, prompts.QA{Question: "Which country is mentioned regarding import duties?", Answer: "Republic of Brazil"},
+		"Wool prices rose. The reciprocity clause of the McKinley Tariff opened a trade in sugar with the Republic of Brazil.")
+	if !out.Found || !strings.Contains(out.Sentence, "Republic of Brazil") {
+		t.Errorf("no sentence for a question asked about a part of the request: %+v", out)
+	}
+}
