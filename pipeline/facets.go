@@ -243,3 +243,44 @@ func (m *FacetMatcher) FacetPlace(sentences []DraftSentence, heading string, yea
 	}
 	return at
 }
+
+// FacetTurns orders nuggets for assembly so that the report covers the
+// things the request asks for before it says more of any one: each nugget
+// goes to the facet its text (about, by nugget id: its question, answer
+// and cited text) matches best; the facets take turns, in the request's
+// order, each giving its best-ranked nugget not yet taken; nuggets that
+// match no facet come after all the others, by rank. The result is a copy
+// with Rank renumbered in the new order (Assemble takes nuggets by Rank);
+// the nuggets' own ranks are not changed. With fewer than two facets the
+// order is the ranking's.
+func FacetTurns(facets []Facet, nuggets []Nugget, about map[string]string, terms func(string) []string) []Nugget {
+	ranked := append([]Nugget(nil), nuggets...)
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Rank < ranked[j].Rank })
+	m := NewFacetMatcher(facets, terms)
+	if len(m.facets) < 2 {
+		return ranked
+	}
+	groups := make([][]Nugget, len(m.facets)+1) // the last: no facet
+	for _, n := range ranked {
+		i := m.index(about[n.ID])
+		groups[i] = append(groups[i], n)
+	}
+	out := make([]Nugget, 0, len(ranked))
+	for turn := 0; ; turn++ {
+		took := false
+		for _, g := range groups[:len(m.facets)] {
+			if turn < len(g) {
+				out = append(out, g[turn])
+				took = true
+			}
+		}
+		if !took {
+			break
+		}
+	}
+	out = append(out, groups[len(m.facets)]...)
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}

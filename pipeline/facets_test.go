@@ -272,3 +272,33 @@ func TestDraftEditsKeepFacets(t *testing.T) {
 		t.Errorf("swapped sentence facet = %q (%v), want Tariff laws", swapped.Sentences[1].Facet, err)
 	}
 }
+
+func TestFacetTurns(t *testing.T) {
+	facets := []pipeline.Facet{{Heading: "Tariff laws"}, {Heading: "Reciprocity with Brazil"}}
+	nuggets := []pipeline.Nugget{
+		{ID: "a", Rank: 1}, {ID: "b", Rank: 2}, {ID: "c", Rank: 3}, {ID: "d", Rank: 4}, {ID: "e", Rank: 5},
+	}
+	about := map[string]string{
+		"a": "the tariff laws of 1890", "b": "the tariff laws of 1894", "c": "the census",
+		"d": "reciprocity with Brazil", "e": "laws on tariff rates",
+	}
+	words := func(s string) []string { return strings.Fields(strings.ToLower(s)) }
+	var got []string
+	for i, n := range pipeline.FacetTurns(facets, nuggets, about, words) {
+		got = append(got, n.ID)
+		if n.Rank != i+1 {
+			t.Errorf("%s has rank %d at place %d", n.ID, n.Rank, i+1)
+		}
+	}
+	// Tariff laws: a, b, e; reciprocity: d; none: c (last).
+	if strings.Join(got, "") != "adbec" {
+		t.Errorf("order %v, want a d b e c", got)
+	}
+	if nuggets[1].Rank != 2 {
+		t.Error("FacetTurns changed the nuggets it was given")
+	}
+	one := pipeline.FacetTurns(facets[:1], nuggets, about, words)
+	if one[0].ID != "a" || one[4].ID != "e" {
+		t.Errorf("with one facet the order should be the ranking's: %v", one)
+	}
+}

@@ -245,14 +245,16 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		return pipeline.Report{}, err
 	}
 	r.enter(StageAssemble, 1)
-	sentences := pipeline.Assemble(kept, r.onTopic(kept, cands), pipeline.AssembleOptions{
-		K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
-	})
-	r.tick(1, 1)
-	facets, sentences, err := r.group(ctx, kept, cands, sentences)
+	facets, err := r.facets(ctx)
 	if err != nil {
 		return pipeline.Report{}, err
 	}
+	sentences := pipeline.Assemble(pipeline.FacetTurns(facets, kept, nuggetAbout(kept, cands), r.e.Terms),
+		r.onTopic(kept, cands), pipeline.AssembleOptions{
+			K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
+		})
+	r.tick(1, 1)
+	sentences = r.group(ctx, facets, kept, cands, sentences)
 	return pipeline.Report{
 		Request:            r.req,
 		RunID:              RunID(r.e.Name, r.s.Verify),
@@ -267,25 +269,49 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	}, nil
 }
 
-// group reads the request's facets (one model call) and groups the
-// assembled sentences under them (pipeline.GroupByFacet): each by its
-// nugget's question and answer, its text and the text it cites, in the
-// years of the documents it cites. Which sentences the report holds was
-// settled by assembly; headings do not count towards the length limit.
-// An answer that cannot be read is tolerated: the report is then one
-// group without headings, and its problems say so.
-func (r *run) group(ctx context.Context, kept []pipeline.Nugget, cands []pipeline.Candidate, sentences []pipeline.Sentence) ([]pipeline.Facet, []pipeline.Sentence, error) {
-	r.enter(StageGroup, 1)
-	defer r.tick(1, 1)
+// facets reads the things the request asks for (one model call, in the
+// assemble stage): assembly lets them take turns (pipeline.FacetTurns) and
+// grouping puts the sentences under them. An answer that cannot be read
+// is tolerated: no facets, so the report is one group without headings,
+// and its problems say so.
+func (r *run) facets(ctx context.Context) ([]pipeline.Facet, error) {
 	out, _, ok, err := complete(ctx, r, prompts.BuildFacets(prompts.FacetsInput{Request: r.info}), prompts.ParseFacets)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !ok {
-		r.problem("%s: the request's facets could not be read, so the report's sentences are not grouped under headings", StageGroup)
-		return nil, pipeline.GroupByFacet(nil, r.facetItems(ctx, kept, cands, sentences), r.e.Terms), nil
+		r.problem("%s: the request's facets could not be read, so the report's sentences are not grouped under headings", StageAssemble)
+		return nil, nil
 	}
-	return out.Facets, pipeline.GroupByFacet(out.Facets, r.facetItems(ctx, kept, cands, sentences), r.e.Terms), nil
+	return out.Facets, nil
+}
+
+// nuggetAbout is what each kept nugget is about, for matching it to a
+// facet: its question and answer and the text its most confident
+// candidate cites.
+func nuggetAbout(kept []pipeline.Nugget, cands []pipeline.Candidate) map[string]string {
+	best := map[string]pipeline.Candidate{}
+	for _, c := range cands {
+		if b, ok := best[c.NuggetID]; !ok || c.Confidence > b.Confidence {
+			best[c.NuggetID] = c
+		}
+	}
+	about := make(map[string]string, len(kept))
+	for _, n := range kept {
+		about[n.ID] = n.Question + "\n" + n.Answer + "\n" + best[n.ID].Support
+	}
+	return about
+}
+
+// group puts the assembled sentences under the request's facets
+// (pipeline.GroupByFacet): each by its nugget's question and answer, its
+// text and the text it cites, in the years of the documents it cites.
+// Which sentences the report holds was settled by assembly; headings do
+// not count towards the length limit.
+func (r *run) group(ctx context.Context, facets []pipeline.Facet, kept []pipeline.Nugget, cands []pipeline.Candidate, sentences []pipeline.Sentence) []pipeline.Sentence {
+	r.enter(StageGroup, 1)
+	defer r.tick(1, 1)
+	return pipeline.GroupByFacet(facets, r.facetItems(ctx, kept, cands, sentences), r.e.Terms)
 }
 
 // facetItems describes sentences for grouping: what each is about (its

@@ -315,7 +315,7 @@ func TestModelFailureNamesTheStage(t *testing.T) {
 		{prompts.TaskSummarize, StageIdeate},
 		{prompts.TaskNuggetQuality, StageRank},
 		{prompts.TaskExtract, StageScan},
-		{prompts.TaskFacets, StageGroup},
+		{prompts.TaskFacets, StageAssemble}, // facets are read for assembly to take turns among them
 	} {
 		_, err := newEngine(testCorpus(), &scripted{nuggets: testNuggets(), fail: tc.task}).
 			Generate(context.Background(), testRequest, pipeline.DefaultSettings(), nil)
