@@ -71,6 +71,10 @@ const (
 	// since BM25 scores of one query seldom differ threefold among the
 	// documents worth reading.
 	periodBoost = 3
+	// periodPool is how many of the documents that match a request naming
+	// a period are looked at for the documents dated in it (see
+	// searchDocs).
+	periodPool = 1000
 	// ownSourceBonus is added to the scan promise of the passages of the
 	// documents a nugget was drawn from.
 	ownSourceBonus = 3
@@ -154,6 +158,14 @@ type run struct {
 	// (nil when it names none or no document is dated in one; see
 	// preferPeriod).
 	inPeriod map[string]bool
+	// titleScope tells, for each dated document, whether it is dated in
+	// the period the request's title names ("America in the Second World
+	// War, 1941-1946"; empty when the title names none): the title sets
+	// the report's scope, and the sentences of documents outside it are
+	// not assembled (see inScope). Periods named only in the problem
+	// statement ("the disputes of the 1870s") may be parts of a longer
+	// story and set no scope.
+	titleScope map[string]bool
 	// subject is what the request is about: a report sentence must speak
 	// of it (see subject and onTopic).
 	subject *subject
@@ -214,7 +226,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 			return pipeline.Report{}, err
 		}
 	}
-	raw, err := r.ideate(ctx, pool)
+	raw, err := r.ideate(ctx, r.scoped(pool))
 	if errors.Is(err, pipeline.ErrNotFound) && len(pool) < len(ret) {
 		// The reranker's chosen set gave no nugget: draw on the reranked
 		// ranking (the chosen set first) as without a set.
@@ -390,6 +402,53 @@ func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipe
 	if len(out) == 0 && len(cands) > 0 {
 		r.problem("assemble: none of the %d candidate sentences speaks of the request's subject; the report is empty", len(cands))
 	}
+	return r.inScope(out)
+}
+
+// outOfScope reports whether a document is dated outside the period the
+// request's title names.
+func (r *run) outOfScope(docID string) bool {
+	in, dated := r.titleScope[docID]
+	return dated && !in
+}
+
+// scoped leaves out the documents dated outside the period the request's
+// title names, unless none would remain: nuggets are drawn from the
+// documents the report may cite (see inScope).
+func (r *run) scoped(docs []pipeline.RetrievedDoc) []pipeline.RetrievedDoc {
+	if len(r.titleScope) == 0 {
+		return docs
+	}
+	out := make([]pipeline.RetrievedDoc, 0, len(docs))
+	for _, d := range docs {
+		if !r.outOfScope(d.DocID) {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return docs
+	}
+	return out
+}
+
+// inScope drops the candidates cited from documents dated outside the
+// period the request's title names, unless that leaves none: a report
+// on "the annual messages of 1941-1946" says what those messages say,
+// not what a 1981 message recalls. Undated documents stay.
+func (r *run) inScope(cands []pipeline.Candidate) []pipeline.Candidate {
+	if len(r.titleScope) == 0 {
+		return cands
+	}
+	out := make([]pipeline.Candidate, 0, len(cands))
+	for _, c := range cands {
+		if !r.outOfScope(c.Citation.DocID) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 && len(cands) > 0 {
+		r.problem("assemble: every on-topic candidate sentence cites a document dated outside the period the title names; they were used all the same")
+		return cands
+	}
 	return out
 }
 
@@ -446,16 +505,16 @@ func (r *run) retrieve(ctx context.Context) ([]pipeline.RetrievedDoc, error) {
 	if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
 		q = string([]rune(q)[:pipeline.MaxQueryChars])
 	}
-	res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: r.s.Retrieve, Docs: true})
+	hits, err := r.searchDocs(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Hits) == 0 {
+	if len(hits) == 0 {
 		return nil, fmt.Errorf("no document matches the request's title and problem statement: %w", pipeline.ErrNotFound)
 	}
 	r.query = r.termSet(q)
-	docs := make([]pipeline.RetrievedDoc, len(res.Hits))
-	for i, h := range res.Hits {
+	docs := make([]pipeline.RetrievedDoc, len(hits))
+	for i, h := range hits {
 		docs[i] = pipeline.RetrievedDoc{Rank: i + 1, DocID: h.DocID, Title: h.Title, Score: h.Score, Ordinal: h.Ordinal}
 	}
 	if err := r.rerankByPassages(ctx, q, docs); err != nil {
@@ -466,6 +525,52 @@ func (r *run) retrieve(ctx context.Context) ([]pipeline.RetrievedDoc, error) {
 	}
 	r.tick(1, 1)
 	return docs, nil
+}
+
+// searchDocs returns the request's best N documents (MaxP) and, when the
+// request names a period and the store can list dates, every document
+// dated in it among the best periodPool that match the query: a request
+// on "the annual messages of 1915-1923" is about those messages, and the
+// 1918 message, whose best passage ranks 102nd among all documents for
+// the request's words, is one of them. The documents added follow the
+// best N in score order; preferPeriod then raises their scores.
+func (r *run) searchDocs(ctx context.Context, q string) ([]pipeline.Hit, error) {
+	periods := pipeline.RequestPeriods(r.req.Title + "\n" + r.req.ProblemStatement)
+	dl, ok := r.e.Store.(pipeline.DateLister)
+	if len(periods) == 0 || !ok {
+		res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: r.s.Retrieve, Docs: true})
+		return res.Hits, err
+	}
+	res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: max(r.s.Retrieve, periodPool), Docs: true})
+	if err != nil || len(res.Hits) <= r.s.Retrieve {
+		return res.Hits, err
+	}
+	rest := res.Hits[r.s.Retrieve:]
+	ids := make([]string, len(rest))
+	for i, h := range rest {
+		ids[i] = h.DocID
+	}
+	dates, err := dl.DocumentDates(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	hits := res.Hits[:r.s.Retrieve:r.s.Retrieve]
+	for _, h := range rest {
+		if year, ok := pipeline.DocumentYear(map[string]string{"date": dates[h.DocID]}); ok && inPeriods(periods, year) {
+			hits = append(hits, h)
+		}
+	}
+	return hits, nil
+}
+
+// inPeriods reports whether a year falls in one of the periods.
+func inPeriods(periods []pipeline.Period, year int) bool {
+	for _, p := range periods {
+		if p.Contains(year) {
+			return true
+		}
+	}
+	return false
 }
 
 // rerankByPassages reorders the retrieved documents by the evidence of
@@ -550,16 +655,19 @@ func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipe
 	if err != nil {
 		return err
 	}
+	scope := pipeline.RequestPeriods(r.req.Title)
 	in := map[string]bool{}
+	r.titleScope = map[string]bool{}
 	for id, date := range dates {
 		year, ok := pipeline.DocumentYear(map[string]string{"date": date})
 		if !ok {
 			continue
 		}
-		for _, p := range periods {
-			if p.Contains(year) {
-				in[id] = true
-			}
+		if inPeriods(periods, year) {
+			in[id] = true
+		}
+		if len(scope) > 0 {
+			r.titleScope[id] = inPeriods(scope, year)
 		}
 	}
 	if len(in) > 0 {

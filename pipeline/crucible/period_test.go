@@ -126,3 +126,182 @@ func TestPreferPeriodStoreErrorStopsRetrieval(t *testing.T) {
 		t.Errorf("err = %v, want the store's error", err)
 	}
 }
+
+// docSearcher ranks documents in a fixed order and records the k asked for.
+type docSearcher struct {
+	docs  []string
+	asked []int
+}
+
+func (s *docSearcher) Search(_ context.Context, req pipeline.SearchRequest) (pipeline.SearchResult, error) {
+	s.asked = append(s.asked, req.K)
+	var res pipeline.SearchResult
+	for i, id := range s.docs {
+		if i < req.K {
+			res.Hits = append(res.Hits, pipeline.Hit{Rank: i + 1, DocID: id, Score: float64(len(s.docs) - i)})
+		}
+	}
+	return res, nil
+}
+
+func TestSearchDocsAddsTheDocumentsOfThePeriod(t *testing.T) {
+	dates := map[string]string{"a": "1950", "b": "1916", "c": "1980", "d": "1918-12-02", "e": "1925", "f": "1916"}
+	order := []string{"a", "b", "c", "d", "e", "f"}
+	tests := []struct {
+		name      string
+		req       pipeline.Request
+		store     pipeline.DocumentStore
+		want      []string
+		wantAsked []int
+	}{
+		{
+			name: "in the period beyond the best N are added, in score order",
+			req:  pipeline.Request{Title: "The First World War, 1915-1923"},
+			// a, b are the best 2; d (1918) and f (1916) are in the
+			// period; c (1980) and e (1925) are not.
+			store: &datedStore{dates: dates}, want: []string{"a", "b", "d", "f"}, wantAsked: []int{periodPool},
+		},
+		{
+			name:  "no period named: the best N",
+			req:   pipeline.Request{Title: "The First World War"},
+			store: &datedStore{dates: dates}, want: []string{"a", "b"}, wantAsked: []int{2},
+		},
+		{
+			name:  "a store without dates: the best N",
+			req:   pipeline.Request{Title: "The First World War, 1915-1923"},
+			store: testCorpus(), want: []string{"a", "b"}, wantAsked: []int{2},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &docSearcher{docs: order}
+			r := &run{e: &Engine{Searcher: s, Store: tt.store}, req: tt.req, s: pipeline.Settings{Retrieve: 2}}
+			hits, err := r.searchDocs(context.Background(), "war")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range hits {
+				got = append(got, h.DocID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("documents (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantAsked, s.asked); diff != "" {
+				t.Errorf("k asked (-want +got)\n%s", diff)
+			}
+		})
+	}
+	st := &datedStore{err: errors.New("database is locked")}
+	r := &run{e: &Engine{Searcher: &docSearcher{docs: order}, Store: st}, req: tests[0].req, s: pipeline.Settings{Retrieve: 2}}
+	if _, err := r.searchDocs(context.Background(), "war"); err == nil || !strings.Contains(err.Error(), "database is locked") {
+		t.Errorf("err = %v, want the store's error", err)
+	}
+}
+
+func TestTitlePeriodScope(t *testing.T) {
+	hits := []pipeline.Hit{{DocID: "war", Score: 6}, {DocID: "later", Score: 10}, {DocID: "undated", Score: 5}}
+	docs := func() []pipeline.RetrievedDoc {
+		return []pipeline.RetrievedDoc{{Rank: 1, DocID: "later", Score: 10}, {Rank: 2, DocID: "war", Score: 6}, {Rank: 3, DocID: "undated", Score: 5}}
+	}
+	dates := map[string]string{"later": "1894", "war": "1813-12-07"}
+	cands := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "later", Citation: pipeline.Citation{DocID: "later"}},
+		{NuggetID: "n2", Sentence: "war", Citation: pipeline.Citation{DocID: "war"}},
+		{NuggetID: "n3", Sentence: "undated", Citation: pipeline.Citation{DocID: "undated"}},
+	}
+	ids := func(cs []pipeline.Candidate) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Citation.DocID)
+		}
+		return out
+	}
+	docIDs := func(ds []pipeline.RetrievedDoc) (out []string) {
+		for _, d := range ds {
+			out = append(out, d.DocID)
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		req       pipeline.Request
+		wantCands []string
+		wantDocs  []string
+	}{
+		{
+			name:      "the title's period bounds the report; undated documents stay",
+			req:       pipeline.Request{Title: "The War of 1812, 1812-1815"},
+			wantCands: []string{"war", "undated"}, wantDocs: []string{"war", "undated"},
+		},
+		{
+			name:      "a period named only in the problem statement sets no scope",
+			req:       pipeline.Request{Title: "The War of 1812", ProblemStatement: "The annual messages of 1812-1815."},
+			wantCands: []string{"later", "war", "undated"}, wantDocs: []string{"war", "later", "undated"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &run{e: &Engine{Searcher: passageSearcher{hits}, Store: &datedStore{dates: dates}}, req: tt.req}
+			ds := docs()
+			if err := r.rerankByPassages(context.Background(), "q", ds); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantCands, ids(r.inScope(cands))); diff != "" {
+				t.Errorf("candidates assembled (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantDocs, docIDs(r.scoped(ds))); diff != "" {
+				t.Errorf("documents nuggets are drawn from (-want +got)\n%s", diff)
+			}
+			if len(r.tolerated()) != 0 {
+				t.Errorf("problems %q", r.tolerated())
+			}
+		})
+	}
+	// Nothing dated in the title's period: every candidate is kept, and
+	// the problems say so.
+	r := &run{e: &Engine{Searcher: passageSearcher{hits}, Store: &datedStore{dates: dates}}, req: pipeline.Request{Title: "Tariffs, 1900-1910"}}
+	ds := docs()
+	if err := r.rerankByPassages(context.Background(), "q", ds); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"later", "war"}, ids(r.inScope(cands[:2]))); diff != "" {
+		t.Errorf("with nothing in scope (-want +got)\n%s", diff)
+	}
+	if p := r.tolerated(); len(p) != 1 || !strings.Contains(p[0], "outside the period the title names") {
+		t.Errorf("problems %q, want one naming the title's period", p)
+	}
+	if got := docIDs(r.scoped(ds[:2])); len(got) != 2 {
+		t.Errorf("with nothing in scope nuggets are drawn from %v, want every document", got)
+	}
+}
+
+// A whole run: a request whose title names a period never cites a
+// document dated outside it, though that document is retrieved and
+// matches; without the period it does.
+func TestGenerateKeepsToTheTitlesPeriod(t *testing.T) {
+	c := testCorpus()
+	dates := map[string]string{"d1": "1890", "d2": "1890", "d3": "1815"}
+	for _, tc := range []struct {
+		title  string
+		wantD3 bool
+	}{
+		{"Tariff and treaty, 1889-1891", false},
+		{"Tariff and treaty", true},
+	} {
+		e := &Engine{Searcher: c, Store: &datedStore{DocumentStore: c, dates: dates}, Model: &scripted{nuggets: testNuggets()}, Terms: words,
+			SentenceKey: func(s string) string { return strings.Join(words(s), " ") }, Name: "scripted model"}
+		req := testRequest
+		req.Title = tc.title
+		rep, err := e.Generate(context.Background(), req, pipeline.DefaultSettings(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		citesD3 := false
+		for _, s := range rep.Sentences {
+			citesD3 = citesD3 || s.Citation.DocID == "d3"
+		}
+		if citesD3 != tc.wantD3 || len(rep.Sentences) == 0 {
+			t.Errorf("%q: %d sentences, cites d3 (1815) = %v, want %v", tc.title, len(rep.Sentences), citesD3, tc.wantD3)
+		}
+	}
+}
