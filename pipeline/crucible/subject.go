@@ -125,6 +125,19 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 			lowerTerms[t] = true
 		}
 	}
+	// A term the request writes only inside a hyphenated compound
+	// ("lend-lease") names the subject with its partner, as a phrase, not
+	// alone ("leasing" of coal lands is not lend-lease).
+	alone := map[string]bool{}
+	for _, w := range strings.Fields(text) {
+		w = strings.TrimFunc(w, notWordRune)
+		if strings.ContainsAny(w, "-‐‑–") {
+			continue
+		}
+		for _, t := range terms(w) {
+			alone[t] = true
+		}
+	}
 	usable := func(t string) bool {
 		return !meta[t] && !hasDigit(t) && !(acronymTerms[t] && !lowerTerms[t])
 	}
@@ -176,7 +189,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	}
 	if docFreq == nil {
 		for _, t := range cands {
-			if count[t] >= anchorMinCount {
+			if count[t] >= anchorMinCount && alone[t] {
 				s.anchors[t] = true
 			}
 		}
@@ -202,7 +215,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 			continue
 		}
 		share := float64(df[t]) / float64(units)
-		if share > anchorMaxShare || count[t] < anchorMinCount {
+		if share > anchorMaxShare || count[t] < anchorMinCount || !alone[t] {
 			continue
 		}
 		if lift := float64(count[t]) / float64(len(best)) / math.Max(share, 1/float64(units)); lift >= anchorMinLift {
@@ -215,7 +228,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 		// best passages use name the subject there.
 		var used []string
 		for _, t := range cands {
-			if count[t] >= anchorMinCount {
+			if count[t] >= anchorMinCount && alone[t] {
 				used = append(used, t)
 			}
 		}

@@ -179,3 +179,35 @@ func TestSubjectAcronymAmongOtherWords(t *testing.T) {
 		t.Error("a title that names its subject in words besides an acronym should not need the acronym")
 	}
 }
+
+// A term the request writes only inside a hyphenated compound anchors
+// nothing alone: "lend-lease" holds sentences to the phrase, so the
+// leasing of coal lands is not about it; a term also written alone
+// ("harbor") still anchors.
+func TestSubjectHyphenatedCompound(t *testing.T) {
+	req := pipeline.Request{
+		Title:            "America in the Second World War, 1941-1946",
+		ProblemStatement: "The attack on Pearl Harbor and the harbor defenses, and the winding down of lend-lease.",
+	}
+	best := append(repeat("lend-lease aid to Britain", 20), repeat("the attack on Pearl Harbor", 20)...)
+	best = append(best, repeat("the harbor defenses", 5)...)
+	df := fakeDocFreq(map[string]int{"lend": 12, "lease": 15, "pearl": 8, "harbor": 30, "attack": 40, "war": 160, "world": 120})
+	s, err := newSubject(context.Background(), req, best, words, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"The Administration revised the federal coal lease program.", false},
+		{"We shall lend our support to the farmers.", false},
+		{"Lend-lease shipments to Russia doubled.", true},
+		{"The lend lease accounts were settled.", true},
+		{"The harbor of Honolulu was attacked.", true},
+	} {
+		if got := s.covers(tc.text, false); got != tc.want {
+			t.Errorf("covers(%q) = %v, want %v (anchors %v, phrases %v)", tc.text, got, tc.want, s.anchors, s.phrases)
+		}
+	}
+}
