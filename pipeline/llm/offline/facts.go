@@ -241,13 +241,15 @@ func isDecade(t token) bool {
 	return (rest == "s" || rest == "'s" || rest == "’s") && isPlainYear(token{text: t.text[:4], kind: tokNumber})
 }
 
-// isOrdinal reports whether a number token is an ordinal ("19th").
+// isOrdinal reports whether a number token is an ordinal ("19th", and
+// the older "2d", "93d").
 func isOrdinal(t token) bool {
 	if t.kind != tokNumber {
 		return false
 	}
 	l := strings.ToLower(t.text)
-	return strings.HasSuffix(l, "th") || strings.HasSuffix(l, "st") || strings.HasSuffix(l, "nd") || strings.HasSuffix(l, "rd")
+	return strings.HasSuffix(l, "th") || strings.HasSuffix(l, "st") || strings.HasSuffix(l, "nd") || strings.HasSuffix(l, "rd") ||
+		strings.HasSuffix(l, "2d") || strings.HasSuffix(l, "3d")
 }
 
 // sentenceStart reports whether token i opens the sentence or a quotation

@@ -53,6 +53,7 @@ func TestFindFacts(t *testing.T) {
 		{"compound with a number", "A 6-month freeze was proposed for 1983.", []foundFact{
 			{factYear, "1983", "what year"}}},
 		{"ordinal is no quantity", "This is the 196th address.", nil},
+		{"older ordinals are no quantity", "The 93d Congress met on the 2d day of the session.", nil},
 	}
 	e := newTestEngine()
 	for _, tt := range tests {
@@ -83,11 +84,11 @@ func TestGenericNamesAreMarked(t *testing.T) {
 
 func TestTokenize(t *testing.T) {
 	got := []string{}
-	for _, tk := range tokenize(`The U.S. paid $1,200.50 in the 1890s—don't ask; "so-called" 19th-century 6-month.`) {
+	for _, tk := range tokenize(`The U.S. paid $1,200.50 in the 1890s—don't ask; "so-called" 19th-century 6-month 93d 5d.`) {
 		got = append(got, tk.text)
 	}
 	want := []string{"The", "U.S.", "paid", "$", "1,200.50", "in", "the", "1890s", "—", "don't", "ask", ";",
-		`"`, "so-called", `"`, "19th-century", "6-month", "."}
+		`"`, "so-called", `"`, "19th-century", "6-month", "93d", "5", "d", "."}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tokens (-want +got)\n%s", diff)
 	}

@@ -206,7 +206,8 @@ func tokenize(text string) []token {
 				}
 				break
 			}
-			// A letter suffix: "1890s", "19th", "2nd".
+			// A letter suffix: "1890s", "19th", "2nd", and the older
+			// ordinals "2d", "93d" ("the 93d Congress").
 			k := j
 			for k < len(text) {
 				r2, s2 := utf8.DecodeRuneInString(text[k:])
@@ -219,6 +220,10 @@ func tokenize(text string) []token {
 				switch strings.ToLower(text[j:k]) {
 				case "s", "th", "st", "nd", "rd":
 					j = k
+				case "d":
+					if l := text[j-1]; l == '2' || l == '3' {
+						j = k
+					}
 				}
 			}
 			// "1970's": a decade.

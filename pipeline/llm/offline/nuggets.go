@@ -919,7 +919,8 @@ const topicMarker = " regarding "
 // for topicQuestion: the heading of the request's facet the sentence
 // matches best (see facets), or of its first facet, with an article where
 // it needs one ("Surplus that drove the debate" → "the surplus that drove
-// the debate"; "How and when Louisiana was acquired" stays).
+// the debate"; "How and when Louisiana was acquired" and "Whether the
+// United States joined" stay, lower-cased).
 func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string) string {
 	if m == nil || len(facets) == 0 {
 		return ""
@@ -933,7 +934,9 @@ func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string)
 	switch {
 	case w == "":
 		return ""
-	case isWh(w) || determiners[w] || possessives[w] || strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s"):
+	case isWh(w) || w == "whether":
+		return lowerFirstWord(h)
+	case determiners[w] || possessives[w] || strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s"):
 		return lowerOpening(h)
 	}
 	return "the " + lowerFirstWord(h)

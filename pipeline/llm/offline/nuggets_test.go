@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
 )
 
@@ -200,5 +201,27 @@ func TestTemplateKeyphraseOpensAfterUpon(t *testing.T) {
 	want := prompts.QA{Question: "What percentage is given for foreign oil imports?", Answer: "36 percent"}
 	if !slices.Contains(got, want) {
 		t.Errorf("nuggets %+v lack %+v", got, want)
+	}
+}
+
+// The part of the request a topic question names reads as a noun phrase
+// or as the clause a heading is: "the surplus that drove the debate",
+// "whether the United States joined" (not "the whether ...").
+func TestTopicOf(t *testing.T) {
+	terms := testAnalyzer{}.Terms
+	facets := []pipeline.Facet{
+		{Heading: "Surplus that drove the debate", Description: "the surplus revenue"},
+		{Heading: "Whether the United States joined", Description: "the League of Nations covenant"},
+		{Heading: "How and when Louisiana was acquired", Description: "the purchase treaty"},
+	}
+	m := pipeline.NewFacetMatcher(facets, terms)
+	for _, tc := range []struct{ sentence, want string }{
+		{"The surplus revenue grew again.", "the surplus that drove the debate"},
+		{"The covenant of the League of Nations was not ratified.", "whether the United States joined"},
+		{"The purchase treaty was signed in Paris.", "how and when Louisiana was acquired"},
+	} {
+		if got := topicOf(m, facets, tc.sentence); got != tc.want {
+			t.Errorf("topicOf(%q) = %q, want %q", tc.sentence, got, tc.want)
+		}
 	}
 }
