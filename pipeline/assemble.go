@@ -45,7 +45,9 @@ func (c Candidate) FailedCheck() bool {
 // nuggets in rank order; per nugget the o.K most confident eligible
 // candidates (Candidate.Eligible: with verification on, only those that
 // passed both checks); a sentence whose normalised text (o.Key)
-// duplicates an earlier one is dropped; a sentence that would take the
+// duplicates an earlier one, or whose cited span overlaps the span an
+// earlier sentence cites (the same words again, perhaps with one more
+// sentence joined to them), is dropped; a sentence that would take the
 // report past o.Limit characters (sentences joined by one space) is
 // skipped and shorter ones after it may still fit.
 func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sentence {
@@ -74,7 +76,7 @@ func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sen
 				break
 			}
 			kk := key(c.Sentence)
-			if kk == "" || seen[kk] {
+			if kk == "" || seen[kk] || repeats(out, c.Citation) {
 				continue
 			}
 			add := utf8.RuneCountInString(c.Sentence)
@@ -94,4 +96,16 @@ func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sen
 		}
 	}
 	return out
+}
+
+// repeats reports whether a citation's span overlaps the span one of the
+// sentences cites in the same document. Byte offsets are into the
+// document (Citation), so spans of different passages compare too.
+func repeats(sentences []Sentence, c Citation) bool {
+	for _, s := range sentences {
+		if s.Citation.DocID == c.DocID && s.Citation.Start < c.End && c.Start < s.Citation.End {
+			return true
+		}
+	}
+	return false
 }

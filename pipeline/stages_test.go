@@ -137,6 +137,27 @@ func TestAssemble(t *testing.T) {
 	}
 }
 
+// A sentence citing words an earlier sentence already cites (the same
+// sentence with the next one joined to it) is a repetition: the nugget
+// takes its next candidate.
+func TestAssembleDropsOverlappingSpans(t *testing.T) {
+	ns := []pipeline.Nugget{{ID: "n1", Rank: 1}, {ID: "n2", Rank: 2}, {ID: "n3", Rank: 3}}
+	cs := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "The bank held the funds. It refused to pay.", Confidence: 0.9, Citation: pipeline.Citation{DocID: "a", Start: 100, End: 150}},
+		{NuggetID: "n2", Sentence: "The bank held the funds longer than anticipated.", Confidence: 0.9, Citation: pipeline.Citation{DocID: "a", Start: 100, End: 124}},
+		{NuggetID: "n2", Sentence: "Its charter ran out in 1836.", Confidence: 0.5, Citation: pipeline.Citation{DocID: "a", Start: 150, End: 180}},
+		{NuggetID: "n3", Sentence: "The same words in another document.", Confidence: 0.9, Citation: pipeline.Citation{DocID: "b", Start: 100, End: 124}},
+	}
+	var got []string
+	for _, s := range pipeline.Assemble(ns, cs, pipeline.AssembleOptions{K: 1, Limit: 1000}) {
+		got = append(got, s.NuggetID+":"+s.Text)
+	}
+	want := []string{"n1:The bank held the funds. It refused to pay.", "n2:Its charter ran out in 1836.", "n3:The same words in another document."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sentences (-want +got)\n%s", diff)
+	}
+}
+
 // TestAssembleFailsClosed: with verification on, a nugget whose checked
 // candidates all failed gets no sentence, and no unchecked candidate
 // (one verification did not reach) is taken in their place; without
