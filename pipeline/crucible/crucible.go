@@ -395,7 +395,8 @@ func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipe
 	}
 	out := make([]pipeline.Candidate, 0, len(cands))
 	for _, c := range cands {
-		if r.subject.covers(c.Support, r.outOfPeriod(c.Citation.DocID)) || sharesTwo(own[c.NuggetID], r.termSet(c.Support)) {
+		if r.subject.covers(c.Support, r.outOfPeriod(c.Citation.DocID)) || sharesTwo(own[c.NuggetID], r.termSet(c.Support)) ||
+			r.titleScope[c.Citation.DocID] && r.subject.coversInScope(c.Support) {
 			out = append(out, c)
 		}
 	}

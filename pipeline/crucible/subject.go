@@ -36,6 +36,10 @@ const (
 	// fallbackAnchors is how many of the request's rarest terms anchor its
 	// subject when none qualifies by the rules above.
 	fallbackAnchors = 2
+	// titledMaxShare and titledMinLift bound a title term that holds the
+	// sentences of the title's period to the subject (see titled).
+	titledMaxShare = 0.20
+	titledMinLift  = 4
 )
 
 // subject is what a report request is about, read from its title and
@@ -77,6 +81,14 @@ type subject struct {
 	// named: the title names the subject by acronyms ("HIV/AIDS in
 	// presidential addresses"); only they then speak of it.
 	named bool
+	// titled are the title's own terms that are too common in the
+	// collection to anchor the subject anywhere (in up to a fifth of its
+	// passages) but four times as frequent among the request's best
+	// passages, not part of one of its phrases: they hold the sentences of
+	// documents dated in the period the title names to the subject ("war"
+	// of "The First World War and the peace, 1915-1923"; not "first",
+	// "world" or "end"; see coversInScope).
+	titled map[string]bool
 }
 
 // DocFreq returns the number of units (passages) of the collection and,
@@ -90,7 +102,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	if terms == nil {
 		return nil, nil // no analyzer: no subject to hold sentences to
 	}
-	s := &subject{terms: terms, anchors: map[string]bool{}, phrases: map[[2]string]bool{}, acronyms: map[string]bool{}}
+	s := &subject{terms: terms, anchors: map[string]bool{}, phrases: map[[2]string]bool{}, acronyms: map[string]bool{}, titled: map[string]bool{}}
 	meta := map[string]bool{}
 	for _, t := range terms(pipeline.RequestWords) {
 		meta[t] = true
@@ -222,6 +234,20 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 			s.anchors[t] = true
 		}
 	}
+	inPhrase := map[string]bool{}
+	for p := range s.phrases {
+		inPhrase[p[0]], inPhrase[p[1]] = true, true
+	}
+	for _, t := range terms(req.Title) {
+		if !usable(t) || !alone[t] || inPhrase[t] || s.anchors[t] || units == 0 || len(best) == 0 || count[t] < anchorMinCount {
+			continue
+		}
+		share := float64(df[t]) / float64(units)
+		lift := float64(count[t]) / float64(len(best)) / math.Max(share, 1/float64(units))
+		if share <= titledMaxShare && lift >= titledMinLift {
+			s.titled[t] = true
+		}
+	}
 	if len(s.anchors) == 0 && units > 0 {
 		// A collection about the request's subject (a news haystack on
 		// one car) holds its words everywhere: its rarest terms that the
@@ -300,6 +326,25 @@ func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(
 func hasDigit(s string) bool {
 	for _, r := range s {
 		if unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// coversInScope reports whether a text of a document dated in the period
+// the request's title names speaks of the subject: as covers does, or by
+// one of the title's own terms (the "war" of a 1917 message is the war of
+// "The First World War and the peace, 1915-1923").
+func (s *subject) coversInScope(text string) bool {
+	if s.covers(text, false) {
+		return true
+	}
+	if s.empty() || s.named || len(s.titled) == 0 {
+		return false
+	}
+	for _, t := range s.terms(text) {
+		if s.titled[t] {
 			return true
 		}
 	}

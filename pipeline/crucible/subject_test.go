@@ -211,3 +211,36 @@ func TestSubjectHyphenatedCompound(t *testing.T) {
 		}
 	}
 }
+
+// A title term too common to anchor the subject ("war", in 16% of the
+// passages) holds the sentences of the title's period to it when the
+// request's best passages use it four times as often as the collection
+// does; a common title word they do not favour ("first") does not.
+func TestSubjectTitleTermsWithinThePeriod(t *testing.T) {
+	req := pipeline.Request{
+		Title:            "The First World War and the peace, 1915-1923",
+		ProblemStatement: "Describe the preparedness program and the peace conference.",
+	}
+	best := append(repeat("the war in Europe and the preparedness program", 80), repeat("the first conference", 20)...)
+	df := fakeDocFreq(map[string]int{"war": 164, "first": 113, "world": 140, "peace": 126, "europe": 40,
+		"preparedness": 3, "program": 67, "conference": 60})
+	s, err := newSubject(context.Background(), req, best, words, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text          string
+		covers, scope bool
+	}{
+		{"The preparedness of the Army was urged.", true, true},
+		{"We declared war on Austria-Hungary.", false, true},
+		{"For the first time the budget balanced.", false, false},
+	} {
+		if got := s.covers(tc.text, false); got != tc.covers {
+			t.Errorf("covers(%q) = %v, want %v", tc.text, got, tc.covers)
+		}
+		if got := s.coversInScope(tc.text); got != tc.scope {
+			t.Errorf("coversInScope(%q) = %v, want %v (titled %v)", tc.text, got, tc.scope, s.titled)
+		}
+	}
+}
