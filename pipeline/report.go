@@ -103,6 +103,13 @@ const RequestWords = "describe described describes description discuss discussed
 	// speakers rather than the subject.
 	"president presidents presidential"
 
+// QuestionWords are the words nugget questions use to ask rather than to
+// say what they ask about ("What sum of money is given regarding ...?",
+// "Which name is mentioned ...?"): with RequestWords, they name no
+// subject.
+const QuestionWords = "what which who whom whose when where why how many much given mentioned regarding " +
+	"name named number amount sum money percentage percent date month year decade place called known"
+
 // Query is the retrieval query of the request: its title and problem
 // statement (the background is context for the model, not for BM25).
 func (r Request) Query() string {

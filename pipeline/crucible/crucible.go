@@ -379,7 +379,10 @@ func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipe
 	if r.subject.empty() {
 		return cands
 	}
-	// The on-topic questions' own terms.
+	// The on-topic questions' own terms: neither the request's nor the
+	// words requests and questions ask with ("regarding" is no subject a
+	// sentence "as regards the Monroe Doctrine" shares).
+	asking := r.termSet(pipeline.RequestWords + " " + pipeline.QuestionWords)
 	own := map[string]map[string]bool{}
 	for _, n := range kept {
 		if !r.subject.covers(n.Question, false) {
@@ -387,7 +390,7 @@ func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipe
 		}
 		terms := map[string]bool{}
 		for t := range r.termSet(n.Question) {
-			if !r.query[t] {
+			if !r.query[t] && !asking[t] {
 				terms[t] = true
 			}
 		}

@@ -119,14 +119,16 @@ func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
 		{ID: "n1", Question: "How much did the tariff raise duties on wool and sugar?"},
 		{ID: "n2", Question: "Who won the election?"},
 		{ID: "n3", Question: "What date is given regarding the tariff debates?"},
+		{ID: "n4", Question: "Which name is mentioned regarding the tariff debates?"},
 	}
 	cands := []pipeline.Candidate{
-		{NuggetID: "n1", Sentence: "A", Support: "Duties on wool and sugar rose.", Citation: pipeline.Citation{DocID: "in"}},              // its nugget's question, with two of its own words
-		{NuggetID: "n1", Sentence: "B", Support: "Coal duties rose.", Citation: pipeline.Citation{DocID: "in"}},                           // one word of the question is not enough
-		{NuggetID: "n2", Sentence: "C", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                            // its cited text
-		{NuggetID: "n2", Sentence: "D", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},                               // neither
-		{NuggetID: "n2", Sentence: "E tariff", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "out"}},                       // its own words do not count
-		{NuggetID: "n3", Sentence: "F", Support: "The postage came to $1,114,345 on July 1st.", Citation: pipeline.Citation{DocID: "in"}}, // a question that only repeats the request
+		{NuggetID: "n1", Sentence: "A", Support: "Duties on wool and sugar rose.", Citation: pipeline.Citation{DocID: "in"}},                       // its nugget's question, with two of its own words
+		{NuggetID: "n1", Sentence: "B", Support: "Coal duties rose.", Citation: pipeline.Citation{DocID: "in"}},                                    // one word of the question is not enough
+		{NuggetID: "n2", Sentence: "C", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                                     // its cited text
+		{NuggetID: "n2", Sentence: "D", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},                                        // neither
+		{NuggetID: "n2", Sentence: "E tariff", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "out"}},                                // its own words do not count
+		{NuggetID: "n3", Sentence: "F", Support: "The postage came to $1,114,345 on July 1st.", Citation: pipeline.Citation{DocID: "in"}},          // a question that only repeats the request
+		{NuggetID: "n4", Sentence: "G", Support: "No name is mentioned as regards the Monroe Doctrine.", Citation: pipeline.Citation{DocID: "in"}}, // words that ask are not its own
 	}
 	var got []string
 	for _, c := range r.onTopic(kept, cands) {
