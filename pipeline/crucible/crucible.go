@@ -398,8 +398,7 @@ func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipe
 	}
 	out := make([]pipeline.Candidate, 0, len(cands))
 	for _, c := range cands {
-		if r.subject.covers(c.Support, r.outOfPeriod(c.Citation.DocID)) || sharesTwo(own[c.NuggetID], r.termSet(c.Support)) ||
-			r.titleScope[c.Citation.DocID] && r.subject.coversInScope(c.Support) {
+		if r.speaksOfSubject(c.Citation.DocID, c.Support) || sharesTwo(own[c.NuggetID], r.termSet(c.Support)) {
 			out = append(out, c)
 		}
 	}
@@ -454,6 +453,20 @@ func (r *run) inScope(cands []pipeline.Candidate) []pipeline.Candidate {
 		return cands
 	}
 	return out
+}
+
+// speaksOfSubject reports whether a text of a document speaks of the
+// request's subject: by an anchor or phrase, by an anchor alone when the
+// document is dated outside the periods the request names, and also by a
+// title term within the period the title names (subject.coversInScope).
+// The evidence of nugget ranking does not count the title terms: asking
+// the same there moved no gold fact on sotu and put more sentences off
+// its topic lists.
+func (r *run) speaksOfSubject(docID, text string) bool {
+	if r.titleScope[docID] {
+		return r.subject.coversInScope(text)
+	}
+	return r.subject.covers(text, r.outOfPeriod(docID))
 }
 
 // sharesTwo reports whether b holds at least two of a's terms.

@@ -166,10 +166,13 @@ var situationAdjectives = setOf(strings.Fields(`great present coming past last n
 // rePointsAhead finds a sentence that announces what follows instead of
 // saying it: "Two features of the new tariff act call for special
 // reference.", "The results are as follows:", "I submit the following
-// recommendations." ("the following year" is a time, not an
-// announcement.)
+// recommendations.", "In the present section I shall indicate the
+// Federal outlays ...", "I shall discuss in detail the new concepts ..."
+// ("the following year" is a time, not an announcement.)
 var (
-	rePointsAhead  = regexp.MustCompile(`(?i)\b(?:as follows|calls? for special|deserves? special|call special attention)\b|:\s*$`)
+	rePointsAhead = regexp.MustCompile(`(?i)\b(?:as follows|calls? for special|deserves? special|call special attention)\b|:\s*$|` +
+		`\b(?:I|we) (?:shall|will|now) (?:now |first |briefly |later )?(?:indicate|discuss|outline|describe|review|summarize|set forth|turn to|take up)\b|` +
+		`\bin (?:the|this) (?:present |next |following )?section\b`)
 	reTheFollowing = regexp.MustCompile(`(?i)\bthe following\s+([a-z]+)`)
 	followingTimes = setOf(strings.Fields(`year years day days month months week weeks session spring summer autumn fall
 		winter morning evening night decade century term`))

@@ -191,11 +191,16 @@ func TestReferBack(t *testing.T) {
 
 func TestPointsAhead(t *testing.T) {
 	for s, want := range map[string]bool{
-		"Two features of the new tariff act call for special reference.": true,
-		"The results of the year are as follows:":                        true,
-		"I submit the following recommendations to the Congress.":        true,
-		"In the following year Congress repealed the act.":               false,
-		"Congress passed the McKinley Tariff in 1890.":                   false,
+		"Two features of the new tariff act call for special reference.":                                true,
+		"The results of the year are as follows:":                                                       true,
+		"I submit the following recommendations to the Congress.":                                       true,
+		"In the following year Congress repealed the act.":                                              false,
+		"In the present section I shall indicate the Federal outlays which these programs may require.": true,
+		"I shall discuss in detail the new concepts in a separate report.":                              true,
+		"We will review the whole question of the tariff at the next session.":                          true,
+		"I shall insist that the Navy be enlarged.":                                                     false,
+		"The Secretary will discuss terms with the Senate.":                                             false,
+		"Congress passed the McKinley Tariff in 1890.":                                                  false,
 	} {
 		if got := pointsAhead(s); got != want {
 			t.Errorf("pointsAhead(%q) = %v, want %v", s, got, want)
