@@ -99,11 +99,10 @@ func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sen
 }
 
 // repeats reports whether a citation's span overlaps the span one of the
-// sentences cites in the same document. Byte offsets are into the
-// document (Citation), so spans of different passages compare too.
+// sentences cites (Citation.Overlaps).
 func repeats(sentences []Sentence, c Citation) bool {
 	for _, s := range sentences {
-		if s.Citation.DocID == c.DocID && s.Citation.Start < c.End && c.Start < s.Citation.End {
+		if s.Citation.Overlaps(c) {
 			return true
 		}
 	}

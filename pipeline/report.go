@@ -225,6 +225,13 @@ type Citation struct {
 // PassageID is the cited passage's id.
 func (c Citation) PassageID() string { return PassageID(c.DocID, c.Ordinal) }
 
+// Overlaps reports whether two citations cite overlapping spans of the
+// same document (offsets are into the document, so spans of different
+// passages compare too).
+func (c Citation) Overlaps(o Citation) bool {
+	return c.DocID == o.DocID && c.Start < o.End && o.Start < c.End
+}
+
 // Verdict is the outcome of a yes/no verification.
 type Verdict string
 

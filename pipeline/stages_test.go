@@ -290,3 +290,20 @@ func TestOutcomeOf(t *testing.T) {
 		})
 	}
 }
+
+func TestCitationOverlaps(t *testing.T) {
+	a := pipeline.Citation{DocID: "d", Ordinal: 2, Start: 100, End: 150}
+	for _, tc := range []struct {
+		b    pipeline.Citation
+		want bool
+	}{
+		{pipeline.Citation{DocID: "d", Ordinal: 2, Start: 120, End: 130}, true},  // inside
+		{pipeline.Citation{DocID: "d", Ordinal: 3, Start: 140, End: 400}, true},  // across passages
+		{pipeline.Citation{DocID: "d", Ordinal: 2, Start: 150, End: 180}, false}, // touching
+		{pipeline.Citation{DocID: "e", Ordinal: 2, Start: 100, End: 150}, false}, // another document
+	} {
+		if got := a.Overlaps(tc.b); got != tc.want || tc.b.Overlaps(a) != tc.want {
+			t.Errorf("%+v overlaps %+v = %v, want %v both ways", a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -207,13 +207,18 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 		res.Candidates = cands
 		res.DroppedUnsupported = pipeline.DroppedUnsupported(todo, cands)
 
-		// New sentences must not repeat a kept one, and must fit in what
-		// the limit leaves: one space joins them to the kept text.
+		// New sentences must not repeat a kept one (its words, or the
+		// span it cites), and must fit in what the limit leaves: one
+		// space joins them to the kept text.
 		seen := map[string]bool{}
 		for _, s := range draft.Sentences {
 			seen[e.SentenceKey(s.Text)] = true
 		}
-		fresh := slices.DeleteFunc(slices.Clone(cands), func(c pipeline.Candidate) bool { return seen[e.SentenceKey(c.Sentence)] })
+		fresh := slices.DeleteFunc(slices.Clone(cands), func(c pipeline.Candidate) bool {
+			return seen[e.SentenceKey(c.Sentence)] || slices.ContainsFunc(draft.Sentences, func(s pipeline.DraftSentence) bool {
+				return s.Citation.Overlaps(c.Citation)
+			})
+		})
 		room := in.Request.Limit - draft.Length()
 		if len(draft.Sentences) > 0 {
 			room--
