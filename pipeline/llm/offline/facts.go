@@ -88,6 +88,10 @@ var numberWords = map[string]string{
 
 // quantityModifiers come between a number and the noun it counts ("12,000
 // more seamen").
+// uncountedWords follow a number without being what it counts ("1860
+// various declarations": a year, not "How many various ...?").
+var uncountedWords = map[string]bool{"various": true, "several": true, "certain": true, "sundry": true, "numerous": true, "such": true, "same": true}
+
 var quantityModifiers = map[string]bool{
 	"more": true, "additional": true, "new": true, "other": true, "extra": true, "fewer": true, "less": true,
 	"separate": true, "different": true, "distinct": true, "full": true, "whole": true,
@@ -405,8 +409,12 @@ func (e *Engine) findFacts(text string, toks []token, wt *wordTerms) []fact {
 			continue
 		}
 		next := i + 1
-		nounAfter := next < n && toks[next].kind == tokWord && !toks[next].capitalised() && wt.content(toks[next]) && !scaleWords[word(next)]
-		if nounAfter && !timePrepositions[word(i-1)] && !determiners[word(i-1)] { // "the 1890 census" is a year
+		nounAfter := next < n && toks[next].kind == tokWord && !toks[next].capitalised() && wt.content(toks[next]) && !scaleWords[word(next)] &&
+			!uncountedWords[word(next)]
+		// "between 1823 and 1860 various declarations": the second year of a
+		// pair is a year too.
+		paired := i >= 2 && isPlainYear(toks[i-2]) && (word(i-1) == "and" || word(i-1) == "to" || word(i-1) == "or")
+		if nounAfter && !paired && !timePrepositions[word(i-1)] && !determiners[word(i-1)] { // "the 1890 census" is a year
 			continue
 		}
 		if next < n && (scaleWords[word(next)] || toks[next].text == "%") {

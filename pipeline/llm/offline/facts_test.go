@@ -54,6 +54,8 @@ func TestFindFacts(t *testing.T) {
 			{factYear, "1983", "what year"}}},
 		{"ordinal is no quantity", "This is the 196th address.", nil},
 		{"older ordinals are no quantity", "The 93d Congress met on the 2d day of the session.", nil},
+		{"the second year of a pair", "It called forth between 1823 and 1860 various declarations.", []foundFact{
+			{factYear, "1823", "what year"}, {factYear, "1860", "what year"}}},
 	}
 	e := newTestEngine()
 	for _, tt := range tests {
