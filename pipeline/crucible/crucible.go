@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -408,6 +409,41 @@ func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipe
 	return r.inScope(out)
 }
 
+// titlePeriods returns the periods a request's title names for the whole
+// of what it asks: a period written after a comma at the end ("The First
+// World War and the peace, 1915-1923"), or the periods of a title that
+// asks for one thing ("The energy crisis of the 1970s"). A title of
+// several parts ("Paying off the national debt: Jackson's era and the
+// surpluses of the 1990s") dates only one of them, and sets no scope.
+func titlePeriods(title string) []pipeline.Period {
+	t := strings.TrimRight(strings.TrimSpace(title), " .")
+	if i := strings.LastIndex(t, ","); i >= 0 && onlyPeriod(t[i+1:]) {
+		return pipeline.RequestPeriods(t[i+1:])
+	}
+	if strings.Contains(t, ":") || strings.Contains(t, ";") || strings.Contains(strings.ToLower(t), " and ") {
+		return nil
+	}
+	return pipeline.RequestPeriods(t)
+}
+
+// onlyPeriod reports whether a piece of a title is nothing but a period:
+// "1941-1946", "from 1929 to 1939", "the 1970s".
+func onlyPeriod(s string) bool {
+	if len(pipeline.RequestPeriods(s)) == 0 {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("-–—,", r) }) {
+		switch w {
+		case "from", "to", "through", "until", "between", "and", "the":
+			continue
+		}
+		if strings.TrimLeft(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "s"), "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // outOfScope reports whether a document is dated outside the period the
 // request's title names.
 func (r *run) outOfScope(docID string) bool {
@@ -672,7 +708,7 @@ func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipe
 	if err != nil {
 		return err
 	}
-	scope := pipeline.RequestPeriods(r.req.Title)
+	scope := titlePeriods(r.req.Title)
 	in := map[string]bool{}
 	r.titleScope = map[string]bool{}
 	for id, date := range dates {

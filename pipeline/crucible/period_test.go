@@ -305,3 +305,23 @@ func TestGenerateKeepsToTheTitlesPeriod(t *testing.T) {
 		}
 	}
 }
+
+func TestTitlePeriods(t *testing.T) {
+	for _, tc := range []struct {
+		title string
+		want  []pipeline.Period
+	}{
+		{"America in the Second World War, 1941-1946", []pipeline.Period{{From: 1941, To: 1946}}},
+		{"The First World War and the peace, 1915-1923", []pipeline.Period{{From: 1915, To: 1923}}},
+		{"The Great Depression, from 1929 to 1939", []pipeline.Period{{From: 1929, To: 1939}}},
+		{"The energy crisis of the 1970s", []pipeline.Period{{From: 1970, To: 1979}}},
+		{"Paying off the national debt: Jackson's era and the surpluses of the 1990s", nil},
+		{"Wars of the 1860s and the 1890s compared", nil},
+		{"Pensions, 1890-1910 and after", nil},
+		{"The War of 1812", nil},
+	} {
+		if diff := cmp.Diff(tc.want, titlePeriods(tc.title)); diff != "" {
+			t.Errorf("titlePeriods(%q) (-want +got)\n%s", tc.title, diff)
+		}
+	}
+}
