@@ -100,14 +100,19 @@ type access struct {
 // identify resolves the request's principal, in order: a valid session
 // cookie; else, when local mode is allowed and no account exists, the
 // local administrator; else a visitor who has not signed in. An unknown
-// or expired session cookie is cleared. Static assets and the health
-// check skip this: they show nobody's data.
+// or expired session cookie is cleared. Static assets skip this: they
+// show nobody's data. The health check asks, to show administrators the
+// collection's size, but answers as to a visitor when the accounts
+// cannot be read: its status is the store's, not the sign-in's.
 func (a *access) identify(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if skipsIdentity(c) {
 			return next(c)
 		}
 		p, err := a.resolve(c)
+		if err != nil && c.Path() == healthPath {
+			p, err = principal{}, nil
+		}
 		if err != nil {
 			return err
 		}
@@ -352,9 +357,17 @@ var publicRoutes = map[string]bool{
 }
 
 // skipsIdentity reports whether the request's route needs no principal:
-// static assets and the health check.
+// static assets.
 func skipsIdentity(c echo.Context) bool {
-	return c.Path() == healthPath || c.Path() == staticPrefix+"*"
+	return c.Path() == staticPrefix+"*"
+}
+
+// seesHealthDetails reports whether the request's principal may see the
+// collection's size on the health check: an administrator (or the local
+// user of single-user mode).
+func seesHealthDetails(c echo.Context) bool {
+	p := principalOf(c)
+	return p.signedIn() && p.user.Can(auth.PermManageUsers)
 }
 
 // safeMethod reports whether the method only reads (RFC 9110 section

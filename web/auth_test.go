@@ -798,3 +798,49 @@ func TestNewAccessConfig(t *testing.T) {
 		t.Error("a server with a random secret issues the fixed secret's token")
 	}
 }
+
+// The health check tells visitors and non-administrators only that the
+// portal is up; administrators also see the collection's size.
+func TestHealthzDetailsForAdministrators(t *testing.T) {
+	s := newAccountServer(t, web.Config{}, newFakeAccounts(t, adminUser, analystUser))
+	for _, tc := range []struct {
+		name string
+		user *auth.User
+		want string
+	}{
+		{"visitor", nil, `{"status":"ok"}`},
+		{"analyst", &analystUser, `{"status":"ok"}`},
+		{"administrator", &adminUser, `"documents":`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBrowser(s)
+			if tc.user != nil {
+				b.mustLogin(t, *tc.user)
+			}
+			rec := b.get("/healthz")
+			wantStatus(t, rec, http.StatusOK)
+			body := strings.TrimSpace(rec.Body.String())
+			if !strings.Contains(body, tc.want) || tc.user != &adminUser && strings.Contains(body, "documents") {
+				t.Errorf("body %s, want %s", body, tc.want)
+			}
+		})
+	}
+}
+
+// Nothing a signed-in user sees is kept by a browser or a proxy: pages,
+// exports and error pages are no-store; the static assets keep their own
+// caching.
+func TestNoStore(t *testing.T) {
+	s := newAccountServer(t, web.Config{}, newFakeAccounts(t, adminUser))
+	b := newBrowser(s)
+	b.mustLogin(t, adminUser)
+	for _, target := range []string{"/", "/search?q=tariff", "/reports/12/export.json", "/reports/12/export.md", "/no/such/page", "/healthz"} {
+		rec := b.get(target)
+		if got := rec.Header().Get("Cache-Control"); got != "no-store" {
+			t.Errorf("%s (%d): Cache-Control = %q, want no-store", target, rec.Code, got)
+		}
+	}
+	if got := b.get("/static/style.css").Header().Get("Cache-Control"); !strings.HasPrefix(got, "public") {
+		t.Errorf("static asset Cache-Control = %q, want its own public caching", got)
+	}
+}

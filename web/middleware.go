@@ -178,12 +178,17 @@ const (
 )
 
 // extraSecurityHeaders sets the security headers echo's Secure has no
-// option for: Permissions-Policy and Cross-Origin-Opener-Policy.
+// option for: Permissions-Policy, Cross-Origin-Opener-Policy and
+// Cache-Control: no-store (the static assets replace the last).
 func extraSecurityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
 		h.Set("Permissions-Policy", permissionsPolicy)
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		// Pages, exports and answers show private documents and reports:
+		// no browser or proxy keeps a copy. The static assets, which are
+		// the same for everyone, set their own caching (staticHandler).
+		h.Set(echo.HeaderCacheControl, "no-store")
 		return next(c)
 	}
 }

@@ -217,7 +217,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		home:      &handlers.Home{Site: site, Stats: deps.Store},
 		search:    &handlers.Search{Site: site, Searcher: deps.Searcher},
 		documents: &handlers.Documents{Site: site, Store: deps.Store, Marker: deps.Marker},
-		health:    &handlers.Health{Stats: deps.Store, Logger: logger},
+		health:    &handlers.Health{Stats: deps.Store, Logger: logger, Details: seesHealthDetails},
 		static:    staticHandler(),
 		login:     &handlers.Login{Site: site, Sessions: ac},
 		loginPage: ac.issueLoginCookie,
