@@ -74,6 +74,7 @@ func (h *Documents) Show(c echo.Context) error {
 		return fmt.Errorf("load passages of document %q: %w", id, err)
 	}
 
+	doc.Source = pipeline.ShownSource(doc.Source) // never a server path
 	vm := views.DocumentPage{
 		Site:     h.Site.WithActive(views.NavNone),
 		Document: doc,

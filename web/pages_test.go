@@ -469,6 +469,15 @@ func TestDocumentPage(t *testing.T) {
 	if got := textOf(doc, "doc-source"); got != "sotu.jsonl:233" {
 		t.Errorf("source = %q", got)
 	}
+	// A source stored with a server path shows the file's name only.
+	st := sampleStore()
+	d := st.docs["sotu/2021 biden"]
+	d.Source = "/var/lib/crucible/uploads/u7/sotu.jsonl:233"
+	st.docs["sotu/2021 biden"] = d
+	rec = newTestServer(t, nil, st, web.Config{}).get(t, views.DocumentURL("sotu/2021 biden", nil, ""))
+	if got := textOf(parseHTML(t, rec), "doc-source"); got != "sotu.jsonl:233" {
+		t.Errorf("source stored as a server path shown as %q, want the file name and line", got)
+	}
 
 	passages := byTestID(doc, "passage")
 	ids := passages.Map(func(_ int, p *goquery.Selection) string { id, _ := p.Attr("id"); return id })

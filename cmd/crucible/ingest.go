@@ -104,7 +104,11 @@ func ingest(ctx context.Context, a *app, paths []string, opts corpus.Options, st
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", kind, p.String())
 	}
+	// A document's source names the file as given, relative to the
+	// working folder: no server path reaches the portal's pages.
+	wd, _ := os.Getwd()
 	sum, err := corpus.Walk(ctx, paths, opts, func(d pipeline.Document) error {
+		d.Source = pipeline.RelativeSource(d.Source, wd)
 		return in.Add(ctx, d)
 	}, problem)
 	if err == nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/crucible-portal/crucible/pipeline/eval"
+	"github.com/crucible-portal/crucible/pipeline/sqlite"
 )
 
 const sampleCorpus = "testdata/sotu-sample.jsonl"
@@ -482,5 +483,47 @@ func TestReportWithReranker(t *testing.T) {
 	}
 	if calls(reranked) <= calls(plain) {
 		t.Errorf("with LANCER %d calls, without %d: the rerank stage made no call", calls(reranked), calls(plain))
+	}
+}
+
+// A document's source is the path as given, relative to the working
+// folder, or the file's name when it lies outside it: never an absolute
+// server path.
+func TestIngestSourceHoldsNoServerPath(t *testing.T) {
+	abs, err := filepath.Abs(sampleCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "elsewhere.jsonl")
+	b, err := os.ReadFile(sampleCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{abs, sampleCorpus + ":1"},
+		{outside, "elsewhere.jsonl:1"},
+	} {
+		data := t.TempDir()
+		if _, stderr, code := runCmd(t, "ingest", "--data", data, tc.path); code != 0 {
+			t.Fatalf("ingest %s: exit %d\n%s", tc.path, code, stderr)
+		}
+		db, err := sqlite.Open(context.Background(), dbPath(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first string
+		if err := json.Unmarshal(bytes.SplitN(b, []byte("\n"), 2)[0], &struct {
+			ID *string `json:"id"`
+		}{&first}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := db.Document(context.Background(), first)
+		db.Close()
+		if err != nil || d.Source != tc.want {
+			t.Errorf("ingest %s: source %q (%v), want %q", tc.path, d.Source, err, tc.want)
+		}
 	}
 }

@@ -319,6 +319,9 @@ type ingestion struct {
 
 // add stores a document read, after a resumed upload's committed ones.
 func (w *ingestion) add(doc pipeline.Document) error {
+	// The source names the uploaded file (and line), not the staging
+	// folder on the server.
+	doc.Source = w.clean(doc.Source)
 	w.count.Documents++
 	w.count.Records++
 	if w.count.Documents <= w.skip {

@@ -137,9 +137,14 @@ func TestRunnerIngests(t *testing.T) {
 	}
 	// Text files are named by their file name, as `crucible ingest FILE`
 	// names them.
-	for _, id := range []string{"s1", "s2", "note.txt", "page.html"} {
-		if _, err := db.Document(ctx, id); err != nil {
+	// Each document's source names the uploaded file (and line), never
+	// the staging folder on the server.
+	for id, source := range map[string]string{"s1": "speeches.jsonl:1", "s2": "speeches.jsonl:2", "note.txt": "note.txt", "page.html": "page.html"} {
+		d, err := db.Document(ctx, id)
+		if err != nil {
 			t.Errorf("document %q not stored: %v", id, err)
+		} else if d.Source != source {
+			t.Errorf("document %q source = %q, want %q", id, d.Source, source)
 		}
 	}
 	if diff := cmp.Diff([]string{"s1", "s2", "note.txt", "page.html"}, ix.indexed()); diff != "" {
