@@ -75,7 +75,7 @@ func (h *Login) Submit(c echo.Context) error {
 		return Render(c, http.StatusUnauthorized, views.Login(vm))
 	case errors.As(err, &limited):
 		c.Response().Header().Set("Retry-After", strconv.Itoa(limited.RetryAfterSeconds()))
-		vm.Error = "Too many failed sign-ins for this name or from this address. Try again in " +
+		vm.Error = "Too many failed sign-ins for this name from this address, or from this address. Try again in " +
 			auth.WaitText(limited.RetryAfter) + "."
 		return Render(c, http.StatusTooManyRequests, views.Login(vm))
 	default:

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -342,34 +343,41 @@ func TestLoginFailures(t *testing.T) {
 func TestLoginRateLimit(t *testing.T) {
 	s := newAccountServer(t, web.Config{}, newFakeAccounts(t, adminUser, analystUser))
 	b := newBrowser(s)
-	for range 5 {
+	// Three wrong guesses for ada from one address cost nothing...
+	for range 3 {
 		wantStatus(t, b.login(t, "ada", "wrong guess"), http.StatusUnauthorized)
-		s.clock.set(s.clock.Now().Add(time.Second))
 	}
+	// ...then that name from that address waits, even with the right
+	// password.
 	rec := b.login(t, "ada", "ada password")
 	wantStatus(t, rec, http.StatusTooManyRequests)
-	// Failures at testNow+0s…4s, now testNow+5s: the first leaves the
-	// 15-minute window at testNow+900s, 895 s from now, which rounds up
-	// to 15 minutes in words.
-	if got := rec.Header().Get("Retry-After"); got != "895" {
-		t.Errorf("Retry-After = %q, want 895", got)
+	if got := rec.Header().Get("Retry-After"); got != "1" {
+		t.Errorf("Retry-After = %q, want 1", got)
 	}
-	if got := textOf(parseHTML(t, rec), "login-error"); !strings.Contains(got, "Try again in 15 minutes.") {
+	if got := textOf(parseHTML(t, rec), "login-error"); !strings.Contains(got, "Try again in 1 second.") {
 		t.Errorf("429 message = %q", got)
 	}
 	if _, ok := b.cookies["crucible_session"]; ok {
 		t.Error("a refused login set a session cookie")
 	}
-
-	// The address is limited too: alan from the same address is refused...
-	wantStatus(t, b.login(t, "alan", "alan password"), http.StatusTooManyRequests)
-	// ...but not from another one.
+	// The guesses do not lock ada out: from another address she signs in.
 	other := newBrowser(s)
 	other.remote = "198.51.100.7:4000"
-	wantStatus(t, other.login(t, "alan", "alan password"), http.StatusSeeOther)
+	wantStatus(t, other.login(t, "ada", "ada password"), http.StatusSeeOther)
+	// Nor do they delay another name from the same address.
+	wantStatus(t, newBrowserAt(s, b.remote).login(t, "alan", "alan password"), http.StatusSeeOther)
+
+	// An address that fails too often, under any names, is refused.
+	guesser := newBrowser(s)
+	guesser.remote = "203.0.113.9:5000"
+	for i := range auth.AddressFailures {
+		wantStatus(t, guesser.login(t, "guess"+strconv.Itoa(i), "wrong"), http.StatusUnauthorized)
+	}
+	wantStatus(t, guesser.login(t, "alan", "alan password"), http.StatusTooManyRequests)
 	// X-Forwarded-For is ignored without TrustProxy: it cannot pick a
 	// fresh address.
 	spoof := newBrowser(s)
+	spoof.remote = guesser.remote
 	rec = spoof.get("/login")
 	tok := byTestID(parseHTML(t, rec), "login-form").Find(`input[name="csrf_token"]`).AttrOr("value", "")
 	req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{
@@ -378,9 +386,16 @@ func TestLoginRateLimit(t *testing.T) {
 	req.Header.Set("X-Forwarded-For", "203.0.113.50")
 	wantStatus(t, spoof.do(req), http.StatusTooManyRequests)
 
-	// After the window, ada may sign in again.
-	s.clock.set(testNow.Add(15 * time.Minute))
-	wantStatus(t, b.login(t, "ada", "ada password"), http.StatusSeeOther)
+	// After the window, the address may sign in again.
+	s.clock.set(testNow.Add(auth.LoginWindow))
+	wantStatus(t, guesser.login(t, "alan", "alan password"), http.StatusSeeOther)
+}
+
+// newBrowserAt is a new browser (no cookies) at a client address.
+func newBrowserAt(s *accountServer, remote string) *browser {
+	b := newBrowser(s)
+	b.remote = remote
+	return b
 }
 
 // TestSessionFixation checks that signing in always starts a new session:

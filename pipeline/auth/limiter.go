@@ -5,19 +5,29 @@ import (
 	"time"
 )
 
-// Login rate limit defaults: after LoginFailures failed logins within
-// LoginWindow under one key (a user name, or a client address), further
-// attempts under that key are refused until the oldest of those failures
-// is LoginWindow old.
+// Login throttling defaults (docs/accounts.md, "Login throttling"):
+//
+//   - a user name from one client address (the pair) may fail
+//     PairFreeFailures times within LoginWindow; after that each attempt
+//     of the pair waits PairBaseDelay, doubled with every further
+//     failure, after the latest (1 s, 2 s, 4 s, ... at most LoginWindow);
+//   - one client address may fail AddressFailures times within
+//     LoginWindow under any names; further attempts from it are refused
+//     until the oldest of those failures is LoginWindow old.
+//
+// No limit is kept per name alone: failures from other addresses never
+// refuse the right password from a new one.
 const (
-	LoginFailures = 5
-	LoginWindow   = 15 * time.Minute
+	PairFreeFailures = 3
+	PairBaseDelay    = time.Second
+	AddressFailures  = 20
+	LoginWindow      = 15 * time.Minute
 )
 
 // Limiter counts failures per key in a sliding window, in memory: a
 // restart forgets them, and each portal process counts its own. That is
 // enough to turn online password guessing from thousands of tries a
-// second into LoginFailures per LoginWindow per name and per address.
+// second into a few per LoginWindow per name and address.
 //
 // Memory stays bounded by the traffic of one window: a key's failures are
 // dropped once they leave the window, and keys with none left are swept.
@@ -27,6 +37,10 @@ type Limiter struct {
 	max    int
 	window time.Duration
 	now    func() time.Time
+	// backoff, when set, makes the limiter delay rather than refuse:
+	// from max failures on, an attempt waits backoff doubled for each
+	// failure beyond max, after the latest failure, at most window.
+	backoff time.Duration
 
 	mu        sync.Mutex
 	failures  map[string][]time.Time // oldest first
@@ -34,11 +48,11 @@ type Limiter struct {
 }
 
 // NewLimiter makes a limiter allowing max failures per window under each
-// key. Non-positive max or window take the defaults (LoginFailures,
+// key. Non-positive max or window take the defaults (AddressFailures,
 // LoginWindow); nil now means time.Now.
 func NewLimiter(max int, window time.Duration, now func() time.Time) *Limiter {
 	if max <= 0 {
-		max = LoginFailures
+		max = AddressFailures
 	}
 	if window <= 0 {
 		window = LoginWindow
@@ -47,6 +61,24 @@ func NewLimiter(max int, window time.Duration, now func() time.Time) *Limiter {
 		now = time.Now
 	}
 	return &Limiter{max: max, window: window, now: now, failures: map[string][]time.Time{}}
+}
+
+// NewBackoff makes a limiter of growing delays: under each key, free
+// failures within window cost nothing; from then on an attempt waits
+// base after the latest failure, doubled with every further failure, at
+// most window. Failures older than window are forgotten. Non-positive
+// arguments take the defaults (PairFreeFailures, PairBaseDelay,
+// LoginWindow); nil now means time.Now.
+func NewBackoff(free int, base, window time.Duration, now func() time.Time) *Limiter {
+	if free <= 0 {
+		free = PairFreeFailures
+	}
+	if base <= 0 {
+		base = PairBaseDelay
+	}
+	l := NewLimiter(free, window, now)
+	l.backoff = base
+	return l
 }
 
 // Wait returns how long to wait before another attempt under all the keys
@@ -59,15 +91,31 @@ func (l *Limiter) Wait(keys ...string) time.Duration {
 	var wait time.Duration
 	for _, k := range keys {
 		f := l.prune(k, now)
-		if len(f) >= l.max {
-			// The attempt is allowed again once enough failures have left
-			// the window for fewer than max to remain.
-			if w := f[len(f)-l.max].Add(l.window).Sub(now); w > wait {
-				wait = w
-			}
+		if len(f) < l.max {
+			continue
+		}
+		// The attempt is allowed again once enough failures have left
+		// the window for fewer than max to remain; with a backoff, once
+		// the delay since the latest has passed.
+		w := f[len(f)-l.max].Add(l.window).Sub(now)
+		if l.backoff > 0 {
+			w = f[len(f)-1].Add(l.delay(len(f))).Sub(now)
+		}
+		if w > wait {
+			wait = w
 		}
 	}
 	return wait
+}
+
+// delay is a backoff limiter's wait after the n-th failure (n ≥ max):
+// backoff doubled n−max times, at most the window.
+func (l *Limiter) delay(n int) time.Duration {
+	d := l.backoff
+	for i := l.max; i < n && d < l.window; i++ {
+		d *= 2
+	}
+	return min(d, l.window)
 }
 
 // Fail records a failed attempt under each key.

@@ -78,9 +78,13 @@ func plural(n int, unit string) string {
 // Service logs users in and out and resolves session tokens.
 type Service struct {
 	Store Store
-	// Limiter counts failed logins per user name and per client address.
-	// Nil means NewLimiter(LoginFailures, LoginWindow, Now).
+	// Limiter counts failed logins per client address. Nil means
+	// NewLimiter(AddressFailures, LoginWindow, Now).
 	Limiter *Limiter
+	// PairLimiter delays the attempts of a user name from one client
+	// address after failures. Nil means NewBackoff(PairFreeFailures,
+	// PairBaseDelay, LoginWindow, Now).
+	PairLimiter *Limiter
 	// Now is the clock sessions and the default limiter use. Nil means
 	// time.Now.
 	Now func() time.Time
@@ -94,7 +98,8 @@ func NewService(store Store, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{Store: store, Limiter: NewLimiter(LoginFailures, LoginWindow, now), Now: now}
+	return &Service{Store: store, Limiter: NewLimiter(AddressFailures, LoginWindow, now),
+		PairLimiter: NewBackoff(PairFreeFailures, PairBaseDelay, LoginWindow, now), Now: now}
 }
 
 func (s *Service) now() time.Time {
@@ -104,52 +109,61 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-func (s *Service) limiter() *Limiter {
+func (s *Service) limiters() (pair, address *Limiter) {
 	s.limiterOnce.Do(func() {
 		if s.Limiter == nil {
-			s.Limiter = NewLimiter(LoginFailures, LoginWindow, s.Now)
+			s.Limiter = NewLimiter(AddressFailures, LoginWindow, s.Now)
+		}
+		if s.PairLimiter == nil {
+			s.PairLimiter = NewBackoff(PairFreeFailures, PairBaseDelay, LoginWindow, s.Now)
 		}
 	})
-	return s.Limiter
+	return s.PairLimiter, s.Limiter
 }
 
 // limitKeys are the limiter keys of a login attempt: the name as matched
-// (without regard to case) and the client's address.
-func limitKeys(name, clientIP string) (userKey, ipKey string) {
-	return "user:" + strings.ToLower(name), "ip:" + clientIP
+// (without regard to case) from the client's address, and the address.
+func limitKeys(name, clientIP string) (pairKey, ipKey string) {
+	return "pair:" + strings.ToLower(name) + "\x00" + clientIP, "ip:" + clientIP
 }
 
 // Login checks a user name and password and starts a session. It returns
 // the session's token, for the browser's cookie, and the user.
 //
-// A name or address with LoginFailures failures in the last LoginWindow
-// gets a *RateLimitError without the password being checked. An unknown
-// name or a wrong password gets ErrBadCredentials and counts as a failure
-// of both the name and the address; both take as long, as the password is
-// checked against a dummy hash for unknown names. A successful login
-// clears the name's failures (not the address's, or one valid account
-// would let an address keep guessing others), and deletes expired
-// sessions while it writes.
+// An attempt of a name from an address still in its backoff delay, or
+// from an address with AddressFailures failures in the last LoginWindow,
+// gets a *RateLimitError without the password being checked; failures
+// from other addresses never refuse the right password from this one. An
+// unknown name or a wrong password gets ErrBadCredentials and counts as a
+// failure of the pair and of the address; both take as long, as the
+// password is checked against a dummy hash for unknown names. A
+// successful login clears the pair's failures (not the address's, or one
+// valid account would let an address keep guessing others), and deletes
+// expired sessions while it writes.
 func (s *Service) Login(ctx context.Context, name, password, clientIP string) (string, User, error) {
-	userKey, ipKey := limitKeys(name, clientIP)
-	lim := s.limiter()
-	if wait := lim.Wait(userKey, ipKey); wait > 0 {
+	pairKey, ipKey := limitKeys(name, clientIP)
+	pair, address := s.limiters()
+	if wait := max(pair.Wait(pairKey), address.Wait(ipKey)); wait > 0 {
 		return "", User{}, &RateLimitError{RetryAfter: wait}
+	}
+	fail := func() {
+		pair.Fail(pairKey)
+		address.Fail(ipKey)
 	}
 	u, hash, err := s.Store.Credentials(ctx, name)
 	switch {
 	case errors.Is(err, pipeline.ErrNotFound):
 		CheckPassword(dummyHash(), password)
-		lim.Fail(userKey, ipKey)
+		fail()
 		return "", User{}, ErrBadCredentials
 	case err != nil:
 		return "", User{}, fmt.Errorf("log in %q: %w", name, err)
 	}
 	if !CheckPassword(hash, password) {
-		lim.Fail(userKey, ipKey)
+		fail()
 		return "", User{}, ErrBadCredentials
 	}
-	lim.Reset(userKey)
+	pair.Reset(pairKey)
 	now := s.now()
 	if _, err := s.Store.DeleteExpiredSessions(ctx, now); err != nil {
 		return "", User{}, fmt.Errorf("log in %q: %w", u.Name, err)

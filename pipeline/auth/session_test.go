@@ -163,6 +163,39 @@ func TestSessionExpired(t *testing.T) {
 	}
 }
 
+func TestBackoff(t *testing.T) {
+	c := &clock{now: t0}
+	l := auth.NewBackoff(3, time.Second, time.Minute, c.Now)
+	for range 3 {
+		if w := l.Wait("k"); w != 0 {
+			t.Fatalf("a free failure waits %v", w)
+		}
+		l.Fail("k")
+	}
+	for _, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second} {
+		if w := l.Wait("k"); w != want {
+			t.Fatalf("wait %v, want %v", w, want)
+		}
+		if w := l.Wait("other"); w != 0 {
+			t.Fatalf("another key waits %v", w)
+		}
+		c.Advance(want)
+		l.Fail("k")
+	}
+	// However many failures, the wait is at most the window.
+	for range 20 {
+		l.Fail("k")
+	}
+	if w := l.Wait("k"); w != time.Minute {
+		t.Errorf("after many failures: wait %v, want the window, 1m", w)
+	}
+	// Failures older than the window are forgotten.
+	c.Advance(time.Minute)
+	if w := l.Wait("k"); w != 0 {
+		t.Errorf("after the window: wait %v, want 0", w)
+	}
+}
+
 func TestLimiter(t *testing.T) {
 	c := &clock{now: t0}
 	l := auth.NewLimiter(5, 15*time.Minute, c.Now)
@@ -368,59 +401,106 @@ func TestServiceLoginFailures(t *testing.T) {
 		}
 	})
 
-	t.Run("sixth attempt on a name is refused", func(t *testing.T) {
+	t.Run("guesses from other addresses never lock the user out", func(t *testing.T) {
 		c := &clock{now: t0}
 		svc := auth.NewService(newFakeStore(t, ada, bob), c.Now)
-		// Five failures from five addresses: the name's limit.
-		for i := range 5 {
+		// Fifty failures for ada from fifty addresses.
+		for i := range 50 {
 			_, _, err := svc.Login(ctx, "ada", "guess", fmt.Sprintf("192.0.2.%d", i))
 			if !errors.Is(err, auth.ErrBadCredentials) {
 				t.Fatalf("failure %d: %v", i+1, err)
 			}
 		}
-		// Even the right password is not checked now.
-		_, _, err := svc.Login(ctx, "ADA", "ada password", "198.51.100.1")
-		var rl *auth.RateLimitError
-		if !errors.As(err, &rl) || rl.RetryAfter != 15*time.Minute {
-			t.Fatalf("sixth attempt: %v, want a rate limit of 15m", err)
-		}
-		// Another name from a fresh address is unaffected.
-		if _, _, err := svc.Login(ctx, "bob", "bob password", "198.51.100.1"); err != nil {
-			t.Errorf("bob: %v", err)
-		}
-		c.Advance(15 * time.Minute)
-		if _, _, err := svc.Login(ctx, "ada", "ada password", "198.51.100.1"); err != nil {
-			t.Errorf("after the window: %v", err)
+		// The right password from a new address is checked and let in.
+		if _, _, err := svc.Login(ctx, "ADA", "ada password", "198.51.100.1"); err != nil {
+			t.Errorf("ada from a new address: %v", err)
 		}
 	})
 
-	t.Run("sixth attempt from an address is refused", func(t *testing.T) {
-		svc := auth.NewService(newFakeStore(t, ada, bob), nil)
-		for i := range 5 {
+	t.Run("one name from one address waits longer after each failure", func(t *testing.T) {
+		c := &clock{now: t0}
+		svc := auth.NewService(newFakeStore(t, ada, bob), c.Now)
+		const addr = "192.0.2.7"
+		var rl *auth.RateLimitError
+		// The first three failures cost nothing.
+		for i := range 3 {
+			if _, _, err := svc.Login(ctx, "ada", "guess", addr); !errors.Is(err, auth.ErrBadCredentials) {
+				t.Fatalf("failure %d: %v", i+1, err)
+			}
+		}
+		// Then 1 s, 2 s, 4 s, 8 s after the latest failure; the right
+		// password is not checked meanwhile.
+		for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
+			if _, _, err := svc.Login(ctx, "ada", "ada password", addr); !errors.As(err, &rl) || rl.RetryAfter != want {
+				t.Fatalf("after failure %d: %v, want a wait of %v", 3+i, err, want)
+			}
+			c.Advance(want)
+			if _, _, err := svc.Login(ctx, "ada", "guess", addr); !errors.Is(err, auth.ErrBadCredentials) {
+				t.Fatalf("failure %d after the wait: %v", 4+i, err)
+			}
+		}
+		// Another user from the same address is not delayed by ada's pair.
+		if _, _, err := svc.Login(ctx, "bob", "bob password", addr); err != nil {
+			t.Errorf("bob from the address: %v", err)
+		}
+		// A guesser who waits as told gets a dozen guesses in a window;
+		// no wait exceeds the window; after one, ada gets in.
+		guesses := 0
+		for start := c.Now(); c.Now().Sub(start) < auth.LoginWindow; {
+			_, _, err := svc.Login(ctx, "ada", "guess", addr)
+			if errors.As(err, &rl) {
+				if rl.RetryAfter > auth.LoginWindow {
+					t.Fatalf("wait %v, more than the window", rl.RetryAfter)
+				}
+				c.Advance(rl.RetryAfter)
+				continue
+			}
+			guesses++
+		}
+		if guesses > 15 {
+			t.Errorf("%d guesses in one window from one address", guesses)
+		}
+		if _, _, err := svc.Login(ctx, "ada", "ada password", addr); errors.As(err, &rl) {
+			c.Advance(rl.RetryAfter)
+		}
+		if _, _, err := svc.Login(ctx, "ada", "ada password", addr); err != nil {
+			t.Errorf("after the wait: %v", err)
+		}
+	})
+
+	t.Run("an address that fails too often is refused", func(t *testing.T) {
+		c := &clock{now: t0}
+		svc := auth.NewService(newFakeStore(t, ada, bob), c.Now)
+		for i := range auth.AddressFailures {
 			_, _, err := svc.Login(ctx, fmt.Sprintf("guess%d", i), "guess", "203.0.113.9")
 			if !errors.Is(err, auth.ErrBadCredentials) {
 				t.Fatalf("failure %d: %v", i+1, err)
 			}
 		}
 		var rl *auth.RateLimitError
-		if _, _, err := svc.Login(ctx, "bob", "bob password", "203.0.113.9"); !errors.As(err, &rl) {
-			t.Errorf("sixth attempt from the address: %v, want a rate limit", err)
+		if _, _, err := svc.Login(ctx, "bob", "bob password", "203.0.113.9"); !errors.As(err, &rl) || rl.RetryAfter != auth.LoginWindow {
+			t.Errorf("attempt after %d failures from the address: %v, want a wait of %v", auth.AddressFailures, err, auth.LoginWindow)
+		}
+		if _, _, err := svc.Login(ctx, "bob", "bob password", "203.0.113.10"); err != nil {
+			t.Errorf("bob from another address: %v", err)
 		}
 	})
 
-	t.Run("success clears the name's failures", func(t *testing.T) {
-		svc := auth.NewService(newFakeStore(t, ada), nil)
-		for i := range 4 {
-			if _, _, err := svc.Login(ctx, "ada", "guess", fmt.Sprintf("192.0.2.%d", i)); !errors.Is(err, auth.ErrBadCredentials) {
-				t.Fatal(err)
+	t.Run("success clears the pair's failures", func(t *testing.T) {
+		c := &clock{now: t0}
+		svc := auth.NewService(newFakeStore(t, ada), c.Now)
+		for i := range 3 {
+			if _, _, err := svc.Login(ctx, "ada", "guess", "192.0.2.1"); !errors.Is(err, auth.ErrBadCredentials) {
+				t.Fatal(i, err)
 			}
 		}
-		if _, _, err := svc.Login(ctx, "ada", "ada password", "192.0.2.200"); err != nil {
+		c.Advance(time.Second)
+		if _, _, err := svc.Login(ctx, "ada", "ada password", "192.0.2.1"); err != nil {
 			t.Fatal(err)
 		}
-		// Four more failures would have been nine without the reset.
-		for i := range 4 {
-			if _, _, err := svc.Login(ctx, "ada", "guess", fmt.Sprintf("192.0.2.%d", 10+i)); !errors.Is(err, auth.ErrBadCredentials) {
+		// Three more failures cost nothing again.
+		for i := range 3 {
+			if _, _, err := svc.Login(ctx, "ada", "guess", "192.0.2.1"); !errors.Is(err, auth.ErrBadCredentials) {
 				t.Fatalf("failure %d after the success: %v", i+1, err)
 			}
 		}
