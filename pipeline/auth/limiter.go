@@ -31,8 +31,8 @@ const (
 //
 // Memory stays bounded by the traffic of one window: a key's failures are
 // dropped once they leave the window, and keys with none left are swept.
-// An address that fails LoginFailures times is refused before it can add
-// failures under new names.
+// An address that fails AddressFailures times is refused before it can add
+// failures (and name-and-address keys) under new names.
 type Limiter struct {
 	max    int
 	window time.Duration
