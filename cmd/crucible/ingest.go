@@ -42,6 +42,9 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	var c commonFlags
 	c.register(fs, env)
 	maxField := fs.Int64("max-field-bytes", corpus.DefaultMaxFieldBytes, "skip records with a field larger than this")
+	maxFile := fs.Int64("max-file-content-bytes", corpus.DefaultMaxFileBytes,
+		"stop reading a JSON Lines file after this much content (decompressed), keeping what came before")
+	maxTotal := fs.Int64("max-content-bytes", 0, "stop reading after this much content of all files together (decompressed); 0: no limit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible ingest --data DIR PATH...\n\nPATH: .jsonl/.json/.ndjson files (optionally .gz) or folders of .txt/.md/.html files.")
 		fs.PrintDefaults()
@@ -58,7 +61,7 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return err
 	}
 	defer a.Close()
-	res, err := ingest(ctx, a, fs.Args(), corpus.Options{MaxFieldBytes: *maxField}, stderr)
+	res, err := ingest(ctx, a, fs.Args(), corpus.Options{MaxFieldBytes: *maxField, MaxFileBytes: *maxFile, MaxTotalBytes: *maxTotal}, stderr)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -525,5 +526,33 @@ func TestIngestSourceHoldsNoServerPath(t *testing.T) {
 		if err != nil || d.Source != tc.want {
 			t.Errorf("ingest %s: source %q (%v), want %q", tc.path, d.Source, err, tc.want)
 		}
+	}
+}
+
+// A gzip bomb given to the CLI is read only up to the content limit: the
+// records before it are stored, and the message names the file, the line
+// and the limit.
+func TestIngestStopsAtTheContentLimit(t *testing.T) {
+	var raw bytes.Buffer
+	raw.WriteString(`{"id":"a","title":"A","text":"Tariffs on steel."}` + "\n")
+	raw.WriteString(`{"id":"b","title":"B","text":"Duties on wool."}` + "\n")
+	raw.Write(bytes.Repeat([]byte("\n"), 4<<20))
+	raw.WriteString(`{"id":"c","title":"C","text":"Never read."}` + "\n")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	bomb := filepath.Join(t.TempDir(), "bomb.jsonl.gz")
+	if err := os.WriteFile(bomb, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	out, stderr, code := runCmd(t, "ingest", "--data", data, "--max-file-content-bytes", "1048576", bomb)
+	if code != 3 || !strings.Contains(out, "ingested 2 documents") {
+		t.Fatalf("ingest: exit %d, %q\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "bomb.jsonl.gz: reading stopped after line ") ||
+		!strings.Contains(stderr, "the limit of 1 MiB per file (decompressed)") {
+		t.Errorf("stderr does not name the file, line and limit:\n%s", stderr)
 	}
 }

@@ -42,6 +42,10 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	level := fs.String("log-level", env.get("CRUCIBLE_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
 	maxBody := fs.Int64("max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
 	workers := fs.Int("workers", 1, "report jobs run at once")
+	uploadFileContent := fs.Int64("max-file-content-bytes", uploads.DefaultMaxFileContentBytes,
+		"stop reading an uploaded JSON Lines file after this much content (decompressed)")
+	uploadContent := fs.Int64("max-upload-content-bytes", uploads.DefaultMaxContentBytes,
+		"stop reading an upload after this much content of all its files (decompressed)")
 	secureCookies := fs.Bool("secure-cookies", envBool(env, "CRUCIBLE_SECURE_COOKIES"),
 		"mark cookies Secure although requests arrive over plain HTTP: set behind a TLS proxy (env CRUCIBLE_SECURE_COOKIES)")
 	trustProxy := fs.Bool("trust-proxy", envBool(env, "CRUCIBLE_TRUST_PROXY"),
@@ -115,7 +119,8 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	// Corpus uploads from the portal go into the store and index it
 	// searches; their files wait in DATA/uploads until ingested.
 	uploadRunner := &uploads.Runner{Store: a.db, Documents: a.db, Index: a.index, Segment: index.Segment,
-		Dir: filepath.Join(c.data, "uploads"), Logger: logger}
+		Dir: filepath.Join(c.data, "uploads"), Logger: logger,
+		Options: corpus.Options{MaxFileBytes: *uploadFileContent, MaxTotalBytes: *uploadContent}}
 	uploadsDone := make(chan struct{})
 	go func() {
 		defer close(uploadsDone)

@@ -26,6 +26,9 @@ import (
 const (
 	DefaultMaxFieldBytes = 16 << 20
 	DefaultMaxLineBytes  = 64 << 20
+	// DefaultMaxFileBytes bounds the content read from one JSON Lines
+	// file, after decompression: a .gz of a few MiB can hold gigabytes.
+	DefaultMaxFileBytes = 4 << 30
 )
 
 // MaxIDBytes is the longest document id accepted, in bytes.
@@ -41,6 +44,17 @@ type Options struct {
 	// raw size of an HTML file. A longer line is skipped without being held
 	// in memory. Default 64 MiB.
 	MaxLineBytes int64
+	// MaxFileBytes bounds the content read from one JSON Lines file,
+	// counted after decompression. Reading the file stops at the limit,
+	// with a Problem naming the line it stopped after; the records before
+	// it are kept. Default 4 GiB.
+	MaxFileBytes int64
+	// MaxTotalBytes, when positive, bounds the content read from all files
+	// of a Walk together, counted as MaxFileBytes is (a folder file counts
+	// its size). Reading stops at the limit: the file being read ends with
+	// a Problem, and each file after it is a Problem saying it was not
+	// read. Zero means no bound.
+	MaxTotalBytes int64
 	// Progress, when not nil, is called on Walk's goroutine with the number
 	// of input bytes consumed since the previous call: on-disk bytes, so
 	// compressed bytes for .gz files. Over a whole Walk the calls add up to TotalBytes, files
@@ -54,6 +68,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
 	}
 	return o
 }
@@ -149,6 +166,61 @@ type walker struct {
 	fn      func(pipeline.Document) error
 	problem func(Problem)
 	sum     Summary
+	// content is the content read so far (decompressed), for
+	// MaxTotalBytes; full is set once it passed the limit.
+	content int64
+	full    bool
+}
+
+// errFileLimit and errTotalLimit end a file's content at MaxFileBytes and
+// MaxTotalBytes.
+var (
+	errFileLimit  = errors.New("file limit")
+	errTotalLimit = errors.New("total limit")
+)
+
+// contentReader counts the content of one file as it is read and ends it
+// with errFileLimit or errTotalLimit once it passes either limit.
+type contentReader struct {
+	r io.Reader
+	w *walker
+	n int64
+}
+
+func (c *contentReader) Read(p []byte) (int, error) {
+	// Read at most one byte past the nearer limit: the bytes up to it are
+	// passed on, and that byte shows the limit was passed.
+	allowed, limitErr := c.w.opts.MaxFileBytes-c.n, errFileLimit
+	if total := c.w.opts.MaxTotalBytes; total > 0 && total-c.w.content < allowed {
+		allowed, limitErr = total-c.w.content, errTotalLimit
+	}
+	if int64(len(p)) > allowed+1 {
+		p = p[:max(allowed+1, 0)]
+	}
+	n, err := c.r.Read(p)
+	if int64(n) > allowed {
+		n = int(max(allowed, 0))
+		err = limitErr
+		if limitErr == errTotalLimit {
+			c.w.full = true
+		}
+	}
+	c.n += int64(n)
+	c.w.content += int64(n)
+	return n, err
+}
+
+// limitReason words a content limit that ended a file.
+func (w *walker) limitReason(err error) (string, bool) {
+	switch {
+	case errors.Is(err, errFileLimit):
+		return fmt.Sprintf("the file's content passed the limit of %s per file (decompressed); the rest of the file was not read",
+			sizeText(w.opts.MaxFileBytes)), true
+	case errors.Is(err, errTotalLimit):
+		return fmt.Sprintf("the content read passed the limit of %s for all files together (decompressed); the rest was not read",
+			sizeText(w.opts.MaxTotalBytes)), true
+	}
+	return "", false
 }
 
 // report counts p and passes it on.
@@ -192,6 +264,11 @@ func (w *walker) readFile(e entry) error {
 	w.sum.Files++
 	counted := &countingReader{w: w}
 	defer func() { w.consumed(e.size - counted.n) }()
+	if w.full {
+		w.report(Problem{File: e.path, Skipped: true, Reason: fmt.Sprintf(
+			"not read: the content read passed the limit of %s for all files together", sizeText(w.opts.MaxTotalBytes))})
+		return nil
+	}
 
 	f, err := os.Open(e.path)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -811,5 +812,59 @@ func TestWalkDeeplyNestedHTMLIsANotice(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Walk (-want +got):\n%s", diff)
+	}
+}
+
+// A gzip bomb: a small .gz of many megabytes of blank lines and zeros is
+// read only up to the content limit, with a Problem naming the file, the
+// line it stopped after and the limit; the records before it are kept.
+func TestWalkStopsAtTheFileContentLimit(t *testing.T) {
+	dir := t.TempDir()
+	var data bytes.Buffer
+	data.Write(numberedLines(3)) // 3 records of ~215 bytes
+	data.Write(bytes.Repeat([]byte("\n"), 8<<20))
+	data.Write(numberedLines(3))
+	bomb := gzipped(t, data.Bytes())
+	if len(bomb) > 64<<10 {
+		t.Fatalf("the bomb is %d bytes compressed; the test wants a small one", len(bomb))
+	}
+	writeFile(t, dir, "bomb.jsonl.gz", bomb)
+	got, err := runWalk(t, dir, Options{MaxFileBytes: 1 << 20}, "bomb.jsonl.gz")
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if len(got.Docs) != 3 {
+		t.Errorf("got %d documents, want the 3 before the limit", len(got.Docs))
+	}
+	want := []string{"bomb.jsonl.gz: reading stopped after line " + strconv.Itoa(1<<20-3*215+3) +
+		": the file's content passed the limit of 1 MiB per file (decompressed); the rest of the file was not read"}
+	if len(got.Problems) != 1 || !strings.HasPrefix(got.Problems[0], "bomb.jsonl.gz: reading stopped after line ") ||
+		!strings.HasSuffix(got.Problems[0], want[0][strings.Index(want[0], ": the file's"):]) {
+		t.Errorf("problems %q, want one like %q", got.Problems, want)
+	}
+	if got.Summary.Skipped != 1 {
+		t.Errorf("summary %+v, want one skipped", got.Summary)
+	}
+}
+
+// A limit on all files together stops the walk: the file that passes it
+// ends with a Problem and the files after it are not read.
+func TestWalkStopsAtTheTotalContentLimit(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.jsonl", numberedLines(10)) // about 2.1 KiB
+	writeFile(t, dir, "b.jsonl.gz", gzipped(t, numberedLines(20)))
+	writeFile(t, dir, "c.txt", []byte("A note about canals."))
+	got, err := runWalk(t, dir, Options{MaxTotalBytes: 3 << 10}, "a.jsonl", "b.jsonl.gz", "c.txt")
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if len(got.Docs) < 10 || len(got.Docs) >= 30 {
+		t.Errorf("got %d documents, want a.jsonl's 10 and some of b's", len(got.Docs))
+	}
+	if len(got.Problems) != 2 ||
+		!strings.Contains(got.Problems[0], "b.jsonl.gz: reading stopped after line ") ||
+		!strings.Contains(got.Problems[0], "the limit of 3 KiB for all files together") ||
+		got.Problems[1] != "c.txt: not read: the content read passed the limit of 3 KiB for all files together" {
+		t.Errorf("problems %q", got.Problems)
 	}
 }

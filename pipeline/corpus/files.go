@@ -46,6 +46,11 @@ func (w *walker) readDocFile(e entry, r io.Reader) error {
 	if int64(len(data)) > limit {
 		return skip(fmt.Sprintf("file is too large: more than %d bytes (limit %s)", limit, sizeText(limit)))
 	}
+	if w.content += int64(len(data)); w.opts.MaxTotalBytes > 0 && w.content > w.opts.MaxTotalBytes {
+		w.full = true
+		reason, _ := w.limitReason(errTotalLimit)
+		return skip(reason)
+	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return skip(fmt.Sprintf("binary or non-UTF-8 content: NUL byte at offset %d", i))
 	}

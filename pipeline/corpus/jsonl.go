@@ -57,6 +57,7 @@ func (w *walker) readJSONLFile(e entry, r io.Reader) error {
 // cut describes the failure; the records before it have been delivered. The
 // error returned is fatal: ctx is done or fn failed.
 func (w *walker) readJSONL(name string, r io.Reader, cut string) error {
+	r = &contentReader{r: r, w: w}
 	lr := &lineReader{r: bufio.NewReaderSize(r, readBufferSize), max: w.opts.MaxLineBytes}
 	seen := make(map[string]int)
 	lineNo, records := 0, 0
@@ -69,7 +70,13 @@ func (w *walker) readJSONL(name string, r io.Reader, cut string) error {
 			break
 		}
 		if err != nil {
-			w.report(Problem{File: name, Reason: fmt.Sprintf("%s after line %d: %v", cut, lineNo, err), Skipped: true})
+			reason, limited := w.limitReason(err)
+			if limited {
+				reason = fmt.Sprintf("reading stopped after line %d: %s", lineNo, reason)
+			} else {
+				reason = fmt.Sprintf("%s after line %d: %v", cut, lineNo, err)
+			}
+			w.report(Problem{File: name, Reason: reason, Skipped: true})
 			return nil
 		}
 		lineNo++

@@ -34,7 +34,9 @@ type Runner struct {
 	// Dir is the folder the staging folders live in, under the data
 	// folder. Required.
 	Dir string
-	// Options tunes the corpus reader (field and line limits); Progress is
+	// Options tunes the corpus reader (field, line and content limits;
+	// serve sets the content limits to DefaultMaxFileContentBytes and
+	// DefaultMaxContentBytes unless told otherwise); Progress is
 	// set by the runner.
 	Options corpus.Options
 	// Poll is how often an idle Run looks for queued uploads that were not

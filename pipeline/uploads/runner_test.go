@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/corpus"
 	"github.com/crucible-portal/crucible/pipeline/sqlite"
 	"github.com/crucible-portal/crucible/pipeline/uploads"
 )
@@ -586,5 +587,34 @@ func TestStagingKeepsNothingOfARefusedFile(t *testing.T) {
 	}
 	if st.Bytes() != 2 {
 		t.Errorf("Bytes = %d, want 2", st.Bytes())
+	}
+}
+
+// An upload whose content passes its limit is read up to it: the
+// documents before are stored, the file that passed it and the files
+// after it are named among the upload's problems with the limit.
+func TestRunnerStopsAtTheContentLimit(t *testing.T) {
+	ctx := context.Background()
+	r, db, _ := testRunner(t, 0)
+	r.Options = corpus.Options{MaxTotalBytes: 60}
+	u := submit(t, r,
+		[2]string{"a.jsonl", jsonl(doc("a1", "Tariffs on steel."), doc("a2", "Duties on wool."), doc("a3", "Mail coaches."))},
+		[2]string{"b.txt", "A note about canals."},
+	)
+	got := step(t, ctx, r, db, u.ID)
+	if got.State != uploads.Done || got.Counts.Added == 0 || got.Counts.Added >= 3 {
+		t.Fatalf("state %q, counts %+v: want some of a.jsonl stored", got.State, got.Counts)
+	}
+	var lines []string
+	for _, e := range got.Errors {
+		lines = append(lines, e.String())
+	}
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "a.jsonl: reading stopped after line ") ||
+		!strings.Contains(lines[0], "limit of 60 bytes for all files together") ||
+		lines[1] != "b.txt: not read: the content read passed the limit of 60 bytes for all files together" {
+		t.Errorf("problems %q", lines)
+	}
+	if _, err := db.Document(ctx, "b.txt"); err == nil {
+		t.Error("b.txt was stored past the limit")
 	}
 }

@@ -37,6 +37,14 @@ func (s State) Finished() bool { return s == Done || s == Failed }
 // the counts still cover every one.
 const MaxErrors = 200
 
+// Default content limits of an upload, after decompression: a .gz of a
+// few MiB can hold gigabytes, and one upload holds the upload worker and
+// the index until it is read.
+const (
+	DefaultMaxFileContentBytes = 1 << 30
+	DefaultMaxContentBytes     = 2 << 30
+)
+
 // File is one uploaded file.
 type File struct {
 	// Name is the file's name as uploaded, cleaned (CleanName). For a
