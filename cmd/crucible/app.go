@@ -126,6 +126,29 @@ func (a *app) indexInStep(ctx context.Context) (stored, indexed int, ok bool, er
 	return st.Passages, n, st.Passages == n, nil
 }
 
+// ensureIndex makes sure the index is in step with the store before a
+// command reads it: when it is not (an ingest killed between committing
+// a batch to the store and to the index, an index of an older format, a
+// deleted index folder), it says so on w and rebuilds it from the store,
+// which is the source of truth, so an answer is never drawn from a
+// partial index. A failed rebuild names the command that does it.
+func (a *app) ensureIndex(ctx context.Context, w io.Writer) error {
+	stored, indexed, ok, err := a.indexInStep(ctx)
+	if err != nil || ok {
+		return err
+	}
+	if indexed < 0 {
+		fmt.Fprintf(w, "the index is of an older format: rebuilding it from the %d stored passages (as crucible reindex does)...\n", stored)
+	} else {
+		fmt.Fprintf(w, "the index holds %d passages and the store %d (an ingest was interrupted?): rebuilding the index from the store (as crucible reindex does)...\n", indexed, stored)
+	}
+	if err := a.rebuild(ctx, nil); err != nil {
+		return fmt.Errorf("the index is out of step with the store and could not be rebuilt: %w; run crucible reindex --data %s", err, a.dir)
+	}
+	fmt.Fprintln(w, "index rebuilt")
+	return nil
+}
+
 // rebuild replaces the index from the store.
 func (a *app) rebuild(ctx context.Context, progress func(int)) error {
 	if err := a.index.Close(); err != nil {

@@ -78,6 +78,9 @@ func cmdFeatures(ctx context.Context, args []string, env envFunc, stdout, stderr
 		return err
 	}
 	defer a.Close()
+	if err := a.ensureIndex(ctx, stderr); err != nil {
+		return err
+	}
 	all, err := a.engines(m, logger)
 	if err != nil {
 		return err

@@ -556,3 +556,33 @@ func TestIngestStopsAtTheContentLimit(t *testing.T) {
 		t.Errorf("stderr does not name the file, line and limit:\n%s", stderr)
 	}
 }
+
+// A reader never answers from an index out of step with the store (an
+// ingest killed between its store and index commits leaves one): it says
+// so and rebuilds the index from the store first.
+func TestSearchRebuildsAnIndexOutOfStep(t *testing.T) {
+	data := t.TempDir()
+	if _, stderr, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s", code, stderr)
+	}
+	want, _, _ := runCmd(t, "search", "--data", data, "--k", "3", "--json", "protective tariff")
+	// The index loses everything, as if the ingest had been killed
+	// before its first index commit.
+	if err := os.RemoveAll(indexPath(data)); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCmd(t, "search", "--data", data, "--k", "3", "--json", "protective tariff")
+	if code != 0 {
+		t.Fatalf("search: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "the index holds 0 passages and the store") || !strings.Contains(stderr, "index rebuilt") {
+		t.Errorf("stderr does not say the index was rebuilt:\n%s", stderr)
+	}
+	if out != want || !strings.Contains(out, "tariff") {
+		t.Errorf("search after the rebuild:\n%s\nwant\n%s", out, want)
+	}
+	// In step now: nothing more is said.
+	if _, stderr, _ := runCmd(t, "search", "--data", data, "--k", "3", "protective tariff"); stderr != "" {
+		t.Errorf("an index in step is reported: %q", stderr)
+	}
+}

@@ -88,12 +88,8 @@ func cmdRerank(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return err
 	}
 	defer a.Close()
-	if _, _, ok, err := a.indexInStep(ctx); err != nil {
+	if err := a.ensureIndex(ctx, stderr); err != nil {
 		return err
-	} else if !ok {
-		if err := a.rebuild(ctx, nil); err != nil {
-			return err
-		}
 	}
 	all, err := a.engines(m, logger)
 	if err != nil {

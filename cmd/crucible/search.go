@@ -69,6 +69,9 @@ func cmdSearch(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return err
 	}
 	defer a.Close()
+	if err := a.ensureIndex(ctx, stderr); err != nil {
+		return err
+	}
 	if *queries != "" {
 		return runQueries(ctx, a, *queries, *runOut, *tag, *k, *docs, stdout, stderr)
 	}
