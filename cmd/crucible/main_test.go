@@ -261,8 +261,15 @@ func startServe(t *testing.T, args ...string) string {
 	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
+		// serve listens at once and answers 503 on /healthz until it has
+		// ingested or rebuilt what it must: wait for the portal.
 		if m := re.FindStringSubmatch(out.String()); m != nil {
-			return m[1]
+			if resp, err := http.Get(m[1] + "/healthz"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return m[1]
+				}
+			}
 		}
 		select {
 		case err := <-done:

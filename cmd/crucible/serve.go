@@ -80,15 +80,75 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		return err
 	}
 
+	// Listen at once: while the demo corpus is ingested or an index out
+	// of step is rebuilt, every request gets a 503 saying so (web.Starting)
+	// and /healthz says "starting"; the portal takes over when ready.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	if localMode && !listenerIsLoopback(ln) {
+		ln.Close()
+		return fmt.Errorf("%s resolved to %s, which is not a loopback address: serve on 127.0.0.1 for local mode", *addr, ln.Addr())
+	}
+	starting := &web.Starting{}
+	handler := web.NewSwitch(starting)
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		logger.Info("shutting down")
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+	defer stop()
+	url := "http://" + ln.Addr().String()
+	if strings.HasPrefix(ln.Addr().String(), "[::]") || strings.HasPrefix(ln.Addr().String(), "0.0.0.0") {
+		url = "http://" + *addr
+	}
+	fmt.Fprintf(stdout, "Crucible is serving %s on %s (Ctrl-C to stop)\n", c.data, url)
+	if localMode && users == 0 {
+		fmt.Fprintf(stdout, "Single-user local mode: no accounts exist, so there is no sign-in. "+
+			"Add accounts with: crucible user add --data %s --role admin NAME\n", c.data)
+	}
+	// stopping is what serve returns when preparing fails: nothing, when it
+	// failed because serve was asked to stop.
+	stopping := func(err error) error {
+		if ctx.Err() != nil {
+			return stop()
+		}
+		return err
+	}
+
 	st, err := a.db.Stats(ctx)
 	if err != nil {
 		return err
 	}
 	if st.Documents == 0 && *seed != "" {
 		logger.Info("collection is empty: ingesting", "path", *seed)
+		starting.Set("ingesting "+filepath.Base(*seed), 0, 0)
 		res, err := ingest(ctx, a, []string{*seed}, corpus.Options{}, stderr)
 		if err != nil {
-			return err
+			return stopping(err)
 		}
 		logger.Info(res.summaryLine())
 	}
@@ -98,8 +158,9 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	}
 	if !ok {
 		logger.Warn("index out of step with the store (or of an older format): rebuilding", "stored_passages", stored, "indexed_passages", indexed)
-		if err := a.rebuild(ctx, nil); err != nil {
-			return err
+		starting.Set("rebuilding the index", 0, int64(stored))
+		if err := a.rebuild(ctx, func(done int) { starting.Set("rebuilding the index", int64(done), int64(stored)) }); err != nil {
+			return stopping(err)
 		}
 	}
 
@@ -167,48 +228,17 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
-	}
-	if localMode && !listenerIsLoopback(ln) {
-		ln.Close()
-		return fmt.Errorf("%s resolved to %s, which is not a loopback address: serve on 127.0.0.1 for local mode", *addr, ln.Addr())
-	}
-	srv := &http.Server{
-		Handler:           e,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      120 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	url := "http://" + ln.Addr().String()
-	if strings.HasPrefix(ln.Addr().String(), "[::]") || strings.HasPrefix(ln.Addr().String(), "0.0.0.0") {
-		url = "http://" + *addr
-	}
-	fmt.Fprintf(stdout, "Crucible is serving %s on %s (Ctrl-C to stop)\n", c.data, url)
-	if localMode && users == 0 {
-		fmt.Fprintf(stdout, "Single-user local mode: no accounts exist, so there is no sign-in. "+
-			"Add accounts with: crucible user add --data %s --role admin NAME\n", c.data)
-	}
+	handler.Set(e)
 	logger.Info("serving", "addr", ln.Addr().String(), "data", c.data, "bm25_k1", a.opts.K1, "bm25_b", a.opts.B,
 		"local_mode", localMode && users == 0, "accounts", users)
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		stopped = true
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := stop(); err != nil {
 		return err
 	}
 	logger.Info("stopped")
