@@ -28,10 +28,27 @@ type Ingester struct {
 	// BatchBytes flushes a batch early once its text reaches this size
 	// (default 8 MiB), bounding memory for collections of huge documents.
 	BatchBytes int
+	// MaxPassages, when positive, bounds the passages of one document: a
+	// document that segments into more is refused with a
+	// *TooManyPassagesError and nothing of it is stored, so one huge
+	// document cannot swell the index and the store.
+	MaxPassages int
 
 	batch      []IngestDocument
 	batchBytes int
 	stats      IngestStats
+}
+
+// TooManyPassagesError refuses a document that segments into more
+// passages than Ingester.MaxPassages. The caller reports it and goes on.
+type TooManyPassagesError struct {
+	DocID    string
+	Passages int
+	Limit    int
+}
+
+func (e *TooManyPassagesError) Error() string {
+	return fmt.Sprintf("document %q has %d passages, more than the limit of %d per document: not stored", e.DocID, e.Passages, e.Limit)
 }
 
 // Add segments a document and queues it; full batches are written.
@@ -39,6 +56,9 @@ func (in *Ingester) Add(ctx context.Context, doc Document) error {
 	spans := in.Segment(doc.Text, MaxPassageChars)
 	if len(spans) == 0 {
 		return Invalidf("document %q has no text to index", doc.ID)
+	}
+	if in.MaxPassages > 0 && len(spans) > in.MaxPassages {
+		return &TooManyPassagesError{DocID: doc.ID, Passages: len(spans), Limit: in.MaxPassages}
 	}
 	ps := make([]Passage, len(spans))
 	for i, s := range spans {

@@ -120,3 +120,24 @@ func TestIngesterErrors(t *testing.T) {
 		t.Errorf("store failure: err = %v, want the batch named", err)
 	}
 }
+
+func TestIngesterRefusesTooManyPassages(t *testing.T) {
+	ctx := context.Background()
+	w := &fakeWriter{}
+	in := &pipeline.Ingester{Store: w, Index: &fakeIndex{}, Segment: words, MaxPassages: 3}
+	err := in.Add(ctx, pipeline.Document{ID: "huge", Text: "one two three four"})
+	var many *pipeline.TooManyPassagesError
+	if !errors.As(err, &many) || many.Passages != 4 || many.Limit != 3 ||
+		err.Error() != `document "huge" has 4 passages, more than the limit of 3 per document: not stored` {
+		t.Fatalf("err = %v, want a TooManyPassagesError of 4 over 3", err)
+	}
+	if err := in.Add(ctx, pipeline.Document{ID: "ok", Text: "one two three"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]string{{"ok=one two three"}}, w.batches); diff != "" {
+		t.Errorf("stored (-want +got)\n%s", diff)
+	}
+}

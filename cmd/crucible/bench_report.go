@@ -14,7 +14,6 @@ import (
 
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
-	"github.com/crucible-portal/crucible/pipeline/corpus"
 	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/llm/offline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
@@ -96,7 +95,7 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer a.Close()
-	if _, err := ingest(ctx, a, []string{*corpusPath}, corpus.Options{}, io.Discard); err != nil {
+	if _, err := ingest(ctx, a, []string{*corpusPath}, ingestOptions{}, io.Discard); err != nil {
 		return err
 	}
 	reqs, err := readRequests(ctx, *requests, *n)

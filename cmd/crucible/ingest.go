@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,7 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	maxFile := fs.Int64("max-file-content-bytes", corpus.DefaultMaxFileBytes,
 		"stop reading a JSON Lines file after this much content (decompressed), keeping what came before")
 	maxTotal := fs.Int64("max-content-bytes", 0, "stop reading after this much content of all files together (decompressed); 0: no limit")
+	maxPassages := fs.Int("max-passages-per-doc", defaultMaxPassages, "skip a document that segments into more passages than this; 0: no limit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible ingest --data DIR PATH...\n\nPATH: .jsonl/.json/.ndjson files (optionally .gz) or folders of .txt/.md/.html files.")
 		fs.PrintDefaults()
@@ -61,7 +63,10 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return err
 	}
 	defer a.Close()
-	res, err := ingest(ctx, a, fs.Args(), corpus.Options{MaxFieldBytes: *maxField, MaxFileBytes: *maxFile, MaxTotalBytes: *maxTotal}, stderr)
+	res, err := ingest(ctx, a, fs.Args(), ingestOptions{
+		Options:     corpus.Options{MaxFieldBytes: *maxField, MaxFileBytes: *maxFile, MaxTotalBytes: *maxTotal},
+		MaxPassages: *maxPassages,
+	}, stderr)
 	if err != nil {
 		return err
 	}
@@ -84,9 +89,23 @@ func (r ingestResult) summaryLine() string {
 		r.walk.Files, r.took.Round(10*time.Millisecond), r.walk.Skipped, r.walk.Notices)
 }
 
+// ingestOptions are the reader's options and the passages one document
+// may have (0: no limit).
+type ingestOptions struct {
+	corpus.Options
+	MaxPassages int
+}
+
+// defaultMaxPassages bounds the passages of one document read by
+// `crucible ingest` (about 10 MB of text); the portal's uploads have their
+// own bound (uploads.DefaultMaxPassages).
+const defaultMaxPassages = 10000
+
 // ingest reads paths into the app's store and index, printing problems to
-// stderr as they come (above the progress bar, if any).
-func ingest(ctx context.Context, a *app, paths []string, opts corpus.Options, stderr io.Writer) (ingestResult, error) {
+// stderr as they come (above the progress bar, if any). A document with
+// more passages than allowed is skipped with a problem, like a bad record.
+func ingest(ctx context.Context, a *app, paths []string, o ingestOptions, stderr io.Writer) (ingestResult, error) {
+	opts := o.Options
 	start := time.Now()
 	total, err := corpus.TotalBytes(paths)
 	if err != nil {
@@ -96,7 +115,8 @@ func ingest(ctx context.Context, a *app, paths []string, opts corpus.Options, st
 	if bar != nil {
 		opts.Progress = func(n int64) { bar.Add64(n) }
 	}
-	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment}
+	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages}
+	tooLong := 0
 	problem := func(p corpus.Problem) {
 		if bar != nil {
 			bar.Clear()
@@ -112,8 +132,17 @@ func ingest(ctx context.Context, a *app, paths []string, opts corpus.Options, st
 	wd, _ := os.Getwd()
 	sum, err := corpus.Walk(ctx, paths, opts, func(d pipeline.Document) error {
 		d.Source = pipeline.RelativeSource(d.Source, wd)
-		return in.Add(ctx, d)
+		err := in.Add(ctx, d)
+		var many *pipeline.TooManyPassagesError
+		if errors.As(err, &many) {
+			tooLong++
+			problem(corpus.Problem{File: d.Source, Reason: many.Error(), Skipped: true})
+			return nil
+		}
+		return err
 	}, problem)
+	sum.Skipped += tooLong
+	sum.Documents -= tooLong
 	if err == nil {
 		err = in.Flush(ctx)
 	}

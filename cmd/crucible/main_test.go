@@ -593,3 +593,17 @@ func TestSearchRebuildsAnIndexOutOfStep(t *testing.T) {
 		t.Errorf("an index in step is reported: %q", stderr)
 	}
 }
+
+// A document that segments into more passages than allowed is skipped
+// with a message naming its source and the limit, like a bad record.
+func TestIngestSkipsDocumentsWithTooManyPassages(t *testing.T) {
+	data := t.TempDir()
+	out, stderr, code := runCmd(t, "ingest", "--data", data, "--max-passages-per-doc", "1", sampleCorpus)
+	if code != 3 || !strings.Contains(out, "ingested 0 documents") || !strings.Contains(out, "8 record(s) skipped") {
+		t.Fatalf("ingest: exit %d, %q\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "skipped: "+sampleCorpus+":1: document \"sotu-1790-george-washington-n\" has ") ||
+		!strings.Contains(stderr, "more than the limit of 1 per document: not stored") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}

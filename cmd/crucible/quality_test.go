@@ -11,7 +11,6 @@ import (
 
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
-	"github.com/crucible-portal/crucible/pipeline/corpus"
 	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/export"
 	"github.com/crucible-portal/crucible/pipeline/judge"
@@ -201,7 +200,7 @@ func demoOfflineApp(t *testing.T) (*app, *crucible.Engine) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	if _, err := ingest(ctx, a, []string{"../../testdata/corpora/sotu.jsonl.gz"}, corpus.Options{}, os.Stderr); err != nil {
+	if _, err := ingest(ctx, a, []string{"../../testdata/corpora/sotu.jsonl.gz"}, ingestOptions{}, os.Stderr); err != nil {
 		t.Fatal(err)
 	}
 	engines, err := a.engines(modelFlags{}, nil)

@@ -46,6 +46,8 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		"stop reading an uploaded JSON Lines file after this much content (decompressed)")
 	uploadContent := fs.Int64("max-upload-content-bytes", uploads.DefaultMaxContentBytes,
 		"stop reading an upload after this much content of all its files (decompressed)")
+	uploadPassages := fs.Int("max-passages-per-doc", uploads.DefaultMaxPassages,
+		"refuse an uploaded document that segments into more passages than this; 0: no limit")
 	secureCookies := fs.Bool("secure-cookies", envBool(env, "CRUCIBLE_SECURE_COOKIES"),
 		"mark cookies Secure although requests arrive over plain HTTP: set behind a TLS proxy (env CRUCIBLE_SECURE_COOKIES)")
 	trustProxy := fs.Bool("trust-proxy", envBool(env, "CRUCIBLE_TRUST_PROXY"),
@@ -146,7 +148,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	if st.Documents == 0 && *seed != "" {
 		logger.Info("collection is empty: ingesting", "path", *seed)
 		starting.Set("ingesting "+filepath.Base(*seed), 0, 0)
-		res, err := ingest(ctx, a, []string{*seed}, corpus.Options{}, stderr)
+		res, err := ingest(ctx, a, []string{*seed}, ingestOptions{MaxPassages: defaultMaxPassages}, stderr)
 		if err != nil {
 			return stopping(err)
 		}
@@ -181,7 +183,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	// searches; their files wait in DATA/uploads until ingested.
 	uploadRunner := &uploads.Runner{Store: a.db, Documents: a.db, Index: a.index, Segment: index.Segment,
 		Dir: filepath.Join(c.data, "uploads"), Logger: logger,
-		Options: corpus.Options{MaxFileBytes: *uploadFileContent, MaxTotalBytes: *uploadContent}}
+		Options: corpus.Options{MaxFileBytes: *uploadFileContent, MaxTotalBytes: *uploadContent}, MaxPassages: *uploadPassages}
 	uploadsDone := make(chan struct{})
 	go func() {
 		defer close(uploadsDone)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,11 @@ type Runner struct {
 	// DefaultMaxContentBytes unless told otherwise); Progress is
 	// set by the runner.
 	Options corpus.Options
+	// MaxPassages bounds the passages of one uploaded document (0: no
+	// bound; serve sets DefaultMaxPassages unless told otherwise): a
+	// longer document is named among the upload's problems and not
+	// stored.
+	MaxPassages int
 	// Poll is how often an idle Run looks for queued uploads that were not
 	// announced (default 2 s); Submit wakes it at once.
 	Poll   time.Duration
@@ -268,7 +274,7 @@ func (r *Runner) execute(ctx context.Context, u Upload) {
 		dir:   dir,
 		base:  u.Counts,
 		skip:  u.Committed,
-		in:    &pipeline.Ingester{Store: r.Documents, Index: r.Index, Segment: r.Segment, BatchDocs: r.BatchDocs},
+		in:    &pipeline.Ingester{Store: r.Documents, Index: r.Index, Segment: r.Segment, BatchDocs: r.BatchDocs, MaxPassages: r.MaxPassages},
 		count: Counts{Added: u.Added, Replaced: u.Replaced, Passages: u.Passages},
 	}
 	w.committed = u.Committed
@@ -312,6 +318,9 @@ type ingestion struct {
 	// documents read up to the last committed batch.
 	count     Counts
 	committed int
+	// delivered counts the documents the reader delivered, refused ones
+	// included: what skip and committed count.
+	delivered int
 	// seq is the next problem's ordinal; pending the problems not yet
 	// written.
 	seq     int
@@ -324,13 +333,28 @@ func (w *ingestion) add(doc pipeline.Document) error {
 	// The source names the uploaded file (and line), not the staging
 	// folder on the server.
 	doc.Source = w.clean(doc.Source)
+	w.delivered++
 	w.count.Documents++
 	w.count.Records++
-	if w.count.Documents <= w.skip {
+	if w.delivered <= w.skip {
 		return nil
 	}
 	before := w.in.Stats()
 	err := w.in.Add(w.ctx, doc)
+	var many *pipeline.TooManyPassagesError
+	if errors.As(err, &many) {
+		// Refused like a bad record: named among the problems, not stored.
+		w.count.Documents--
+		w.count.Records--
+		file, line := doc.Source, 0
+		if i := strings.LastIndexByte(file, ':'); i > 0 {
+			if n, aerr := strconv.Atoi(file[i+1:]); aerr == nil {
+				file, line = file[:i], n
+			}
+		}
+		w.problem(corpus.Problem{File: filepath.Join(w.dir, file), Line: line, Reason: many.Error(), Skipped: true})
+		return nil
+	}
 	switch {
 	case w.in.Stats() != before:
 		// A batch was stored: every document read so far is in the store,
@@ -352,7 +376,7 @@ func (w *ingestion) sync() {
 	w.count.Added = w.base.Added + st.Inserted
 	w.count.Replaced = w.base.Replaced + st.Replaced
 	w.count.Passages = w.base.Passages + st.Passages
-	w.committed = w.count.Documents
+	w.committed = w.delivered
 }
 
 // problem records a bad record or notice.

@@ -618,3 +618,30 @@ func TestRunnerStopsAtTheContentLimit(t *testing.T) {
 		t.Error("b.txt was stored past the limit")
 	}
 }
+
+// A document with more passages than allowed is named among the upload's
+// problems with its file, line and the limit, and not stored; the others
+// are.
+func TestRunnerRefusesTooManyPassages(t *testing.T) {
+	ctx := context.Background()
+	r, db, _ := testRunner(t, 0)
+	r.Segment = func(text string, _ int) []pipeline.Span { // a passage per word
+		var out []pipeline.Span
+		for i := range strings.Fields(text) {
+			out = append(out, pipeline.Span{Start: i, End: i + 1})
+		}
+		return out
+	}
+	r.MaxPassages = 3
+	u := submit(t, r, [2]string{"a.jsonl", jsonl(doc("short", "Tariffs on steel."), doc("long", "Duties on wool and cotton rose."))})
+	got := step(t, ctx, r, db, u.ID)
+	if got.State != uploads.Done || got.Counts.Added != 1 || got.Counts.Documents != 1 || got.Counts.Skipped != 1 || got.Counts.Records != 2 {
+		t.Fatalf("state %q, counts %+v: want short stored and long skipped", got.State, got.Counts)
+	}
+	if len(got.Errors) != 1 || got.Errors[0].String() != `a.jsonl:2: document "long" has 6 passages, more than the limit of 3 per document: not stored` {
+		t.Errorf("problems %+v", got.Errors)
+	}
+	if _, err := db.Document(ctx, "long"); err == nil {
+		t.Error("the long document was stored")
+	}
+}

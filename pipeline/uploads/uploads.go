@@ -43,6 +43,9 @@ const MaxErrors = 200
 const (
 	DefaultMaxFileContentBytes = 1 << 30
 	DefaultMaxContentBytes     = 2 << 30
+	// DefaultMaxPassages bounds the passages of one uploaded document,
+	// about 5 MB of text.
+	DefaultMaxPassages = 5000
 )
 
 // File is one uploaded file.
