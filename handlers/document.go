@@ -101,6 +101,11 @@ func (h *Documents) Show(c echo.Context) error {
 		passages = []pipeline.Passage{{DocID: doc.ID, Start: 0, End: len(doc.Text), Text: doc.Text}}
 		vm.Whole = true
 	}
+	if len(passages) > views.PassageWindowSize {
+		var from int
+		from, vm.Window = passageWindow(c, doc, passages, vm.Span)
+		passages = passages[from:vm.Window.To]
+	}
 	vm.Passages = markPassages(passages, h.Marker, hl, vm.Span)
 	if raw := c.QueryParam(views.ParamCiteReport); raw != "" {
 		if err := h.citeForm(c, raw, &vm); err != nil {
@@ -108,6 +113,46 @@ func (h *Documents) Show(c echo.Context) error {
 		}
 	}
 	return Render(c, http.StatusOK, views.Document(vm))
+}
+
+// passageWindow chooses the window of a long document's passages a page
+// shows (views.PassageWindowSize at a time, aligned so each passage has
+// one window): the one holding the cited span, else the passage the at
+// parameter names, else the first. Its links keep the page's other
+// parameters (the highlighted query, the report a selection is cited
+// into) but not the span, which belongs to its own window.
+func passageWindow(c echo.Context, doc pipeline.Document, passages []pipeline.Passage, span *pipeline.Span) (int, *views.PassageWindow) {
+	at := 0
+	if span != nil {
+		for i, p := range passages {
+			if p.Start <= span.Start && span.Start < p.End {
+				at = i
+				break
+			}
+		}
+	} else if n, err := strconv.Atoi(c.QueryParam(views.ParamAt)); err == nil && n >= 0 && n < len(passages) {
+		at = n
+	}
+	size := views.PassageWindowSize
+	from := at / size * size
+	w := &views.PassageWindow{From: from, To: min(from+size, len(passages)), Total: len(passages)}
+	link := func(ordinal int) string {
+		params := url.Values{}
+		for _, k := range []string{views.ParamHighlight, views.ParamCiteReport} {
+			if v := c.QueryParam(k); v != "" {
+				params.Set(k, v)
+			}
+		}
+		params.Set(views.ParamAt, strconv.Itoa(ordinal))
+		return views.DocumentURL(doc.ID, params, views.PassageAnchor(ordinal))
+	}
+	if from > 0 {
+		w.PrevURL = link(from - size)
+	}
+	if w.To < len(passages) {
+		w.NextURL = link(w.To)
+	}
+	return from, w
 }
 
 // citeForm offers, on a document page opened for the report whose id is

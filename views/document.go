@@ -22,6 +22,25 @@ type DocumentPage struct {
 	// Cite, when set, offers to add a selection of the text to a report
 	// as a sentence citing it.
 	Cite *CiteForm
+	// Window, when set, says that Passages are one window of a longer
+	// document's passages (see PassageWindowSize).
+	Window *PassageWindow
+}
+
+// PassageWindow is the part of a long document a page shows: passages
+// From to To−1 of Total, with links to the windows before and after (empty
+// at either end).
+type PassageWindow struct {
+	From, To, Total  int
+	PrevURL, NextURL string
+}
+
+// passageCount is the number of passages the document has.
+func (vm DocumentPage) passageCount() int {
+	if vm.Window != nil {
+		return vm.Window.Total
+	}
+	return len(vm.Passages)
 }
 
 // PassageView is one passage of a document split into marked parts.

@@ -276,7 +276,7 @@ type CitationVerdict struct {
 // against.
 func (c CitationVerdict) evidenceURL() string {
 	if c.HasPassage {
-		return DocumentURL(c.DocID, nil, PassageAnchor(c.Ordinal))
+		return DocumentPassageURL(c.DocID, c.Ordinal)
 	}
 	return DocumentURL(c.DocID, nil, "")
 }

@@ -151,7 +151,7 @@ func refText(n int) string {
 
 // passageURL links to a cited passage on its document's page.
 func (s CitedSource) passageURL() string {
-	return DocumentURL(s.DocID, nil, PassageAnchor(s.Ordinal))
+	return DocumentPassageURL(s.DocID, s.Ordinal)
 }
 
 // spanURL links to a sentence's cited span on its document's page.

@@ -34,6 +34,9 @@ const (
 	ParamDocs      = "docs"
 	ParamHighlight = "hl"
 	ParamSpan      = "span"
+	// ParamAt names the passage (its ordinal) whose window of a long
+	// document's page to show (see PassageWindowSize).
+	ParamAt = "at"
 	// ParamID carries a document id whose path form a browser would
 	// rewrite (see DocumentURL).
 	ParamID = "id"
@@ -54,6 +57,30 @@ func SearchURL(q string, docs bool, page int) string {
 		v.Set(ParamPage, strconv.Itoa(page))
 	}
 	return SearchPath + "?" + v.Encode()
+}
+
+// PassageWindowSize is how many passages a document page shows at once:
+// a longer document is shown in windows of this many (0–199, 200–399, ...)
+// with links to the windows before and after.
+const PassageWindowSize = 200
+
+// passageParams adds to v (which may be nil) the window of the passage
+// when it is not in the first, so an anchored link lands on the page that
+// holds the anchor.
+func passageParams(v url.Values, ordinal int) url.Values {
+	if ordinal < PassageWindowSize {
+		return v
+	}
+	if v == nil {
+		v = url.Values{}
+	}
+	v.Set(ParamAt, strconv.Itoa(ordinal))
+	return v
+}
+
+// DocumentPassageURL links to a passage of a document, anchored.
+func DocumentPassageURL(id string, ordinal int) string {
+	return DocumentURL(id, passageParams(nil, ordinal), PassageAnchor(ordinal))
 }
 
 // PassageAnchor is the HTML id of a passage's element on the document page.
@@ -109,7 +136,7 @@ func DocumentHitURL(id, query string, ordinal int) string {
 	if query != "" {
 		v = url.Values{ParamHighlight: {query}}
 	}
-	return DocumentURL(id, v, PassageAnchor(ordinal))
+	return DocumentURL(id, passageParams(v, ordinal), PassageAnchor(ordinal))
 }
 
 // DocumentSpanURL links to a document with the span (byte offsets into its

@@ -675,3 +675,81 @@ func TestDocumentWithoutPassages(t *testing.T) {
 		t.Errorf("cited text = %q, want %q", got, "Text")
 	}
 }
+
+// A long document is shown a window of passages at a time: the first by
+// default, the one holding a cited span or the passage ?at= names
+// otherwise, with links to the windows before and after that keep the
+// highlighted query.
+func TestDocumentPageWindows(t *testing.T) {
+	st := &fakeStore{}
+	var text strings.Builder
+	var ps []pipeline.Passage
+	for i := range 450 {
+		p := fmt.Sprintf("Passage number %d about tariffs.", i)
+		if i > 0 {
+			text.WriteByte(' ')
+		}
+		ps = append(ps, pipeline.Passage{DocID: "long", Ordinal: i, Start: text.Len(), End: text.Len() + len(p), Text: p})
+		text.WriteString(p)
+	}
+	st.add(pipeline.Document{ID: "long", Title: "A long document", Text: text.String()})
+	st.passages["long"] = ps
+	s := newTestServer(t, nil, st, web.Config{})
+	// A browser sends no fragment.
+	noFragment := func(u string) string { return strings.SplitN(u, "#", 2)[0] }
+	anchors := func(doc *goquery.Document) (first, last string, n int) {
+		a := byTestID(doc, "passage-anchor")
+		return a.First().AttrOr("href", ""), a.Last().AttrOr("href", ""), a.Length()
+	}
+
+	doc := parseHTML(t, s.get(t, views.DocumentURL("long", nil, "")))
+	if first, last, n := anchors(doc); first != "#p0" || last != "#p199" || n != 200 {
+		t.Errorf("first window: %s…%s (%d passages), want #p0…#p199 (200)", first, last, n)
+	}
+	if got := textOf(doc, "doc-passage-count"); got != "450" {
+		t.Errorf("passage count %q, want 450", got)
+	}
+	if got := byTestID(doc, "passage-window-range").First().Text(); got != "Passages 0–199 of 450" {
+		t.Errorf("range %q", got)
+	}
+	if byTestID(doc, "passage-window-prev").Length() != 0 {
+		t.Error("the first window links to an earlier one")
+	}
+
+	// A search hit's link to passage 321 lands on the window holding it,
+	// with the query highlighted.
+	hit := views.DocumentHitURL("long", "tariffs", 321)
+	if hit != "/documents/long?at=321&hl=tariffs#p321" {
+		t.Errorf("hit link %q does not name the passage's window", hit)
+	}
+	doc = parseHTML(t, s.get(t, noFragment(hit)))
+	if first, last, _ := anchors(doc); first != "#p200" || last != "#p399" {
+		t.Errorf("window of passage 321: %s…%s", first, last)
+	}
+	prev := byTestID(doc, "passage-window-prev").First().AttrOr("href", "")
+	next := byTestID(doc, "passage-window-next").First().AttrOr("href", "")
+	if prev != "/documents/long?at=0&hl=tariffs#p0" || next != "/documents/long?at=400&hl=tariffs#p400" {
+		t.Errorf("window links %q, %q", prev, next)
+	}
+	if doc.Find("mark").Length() == 0 {
+		t.Error("the query is not highlighted in the window")
+	}
+
+	// A cited span opens the window that holds it.
+	span := pipeline.Span{Start: ps[420].Start, End: ps[420].End}
+	doc = parseHTML(t, s.get(t, noFragment(views.DocumentSpanURL("long", span))))
+	if first, last, n := anchors(doc); first != "#p400" || last != "#p449" || n != 50 {
+		t.Errorf("window of the span: %s…%s (%d)", first, last, n)
+	}
+	if byTestID(doc, "passage-window-next").Length() != 0 {
+		t.Error("the last window links to a later one")
+	}
+	if doc.Find("mark.cite, mark[id]").Length() == 0 {
+		t.Error("the cited span is not marked in its window")
+	}
+	// An unusable ?at= shows the first window.
+	doc = parseHTML(t, s.get(t, "/documents/long?at=9999"))
+	if first, _, _ := anchors(doc); first != "#p0" {
+		t.Errorf("?at=9999 shows %s, want the first window", first)
+	}
+}
