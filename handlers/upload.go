@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -30,6 +31,10 @@ type UploadService interface {
 	Upload(ctx context.Context, id int64) (uploads.Upload, error)
 	// Uploads lists the most recent uploads, newest first.
 	Uploads(ctx context.Context, limit int) ([]uploads.Upload, error)
+	// Cancel ends a queued or running upload for good, keeping what it
+	// committed; an upload that has ended is an error wrapping
+	// pipeline.ErrInvalid, an unknown one pipeline.ErrNotFound.
+	Cancel(ctx context.Context, id int64, by string) error
 }
 
 // Upload limits used when Uploads' fields are not set.
@@ -101,6 +106,26 @@ func (h *Uploads) Status(c echo.Context) error {
 		Site:   h.Site.WithActive(views.NavUpload),
 		Upload: u,
 	}))
+}
+
+// Cancel cancels the upload whose id is in the path and answers 303 to
+// its page, which then says who cancelled it and what was kept. An
+// upload that has already ended is 409 saying so; an unknown one 404.
+func (h *Uploads) Cancel(c echo.Context) error {
+	id, err := parseID(c.Param("id"), "upload")
+	if err != nil {
+		return err
+	}
+	err = h.Service.Cancel(c.Request().Context(), id, uploaderName(c.Request().Context()))
+	switch {
+	case errors.Is(err, pipeline.ErrNotFound):
+		return fmt.Errorf("no upload has the id %d: %w", id, pipeline.ErrNotFound)
+	case errors.Is(err, pipeline.ErrInvalid):
+		return echo.NewHTTPError(http.StatusConflict, "Upload "+strconv.FormatInt(id, 10)+" has already ended: there is nothing to cancel.")
+	case err != nil:
+		return fmt.Errorf("cancel upload %d: %w", id, err)
+	}
+	return c.Redirect(http.StatusSeeOther, views.UploadURL(id))
 }
 
 // Create receives an upload (a multipart form whose views.FieldUploadFiles

@@ -26,6 +26,9 @@ func UploadURL(id int64) string {
 	return UploadsPath + "/" + strconv.FormatInt(id, 10)
 }
 
+// UploadCancelURL is where an upload page's cancel form posts.
+func UploadCancelURL(id int64) string { return UploadURL(id) + "/cancel" }
+
 // UploadPage is the view model of the upload form.
 type UploadPage struct {
 	Site Site
@@ -80,6 +83,15 @@ func uploadStateText(s uploads.State) string {
 		return "Failed"
 	}
 	return string(s)
+}
+
+// uploadStateWords words an upload's state, saying "Cancelled" for an
+// upload cancelled from its page.
+func uploadStateWords(u uploads.Upload) string {
+	if u.CancelledBy != "" {
+		return "Cancelled"
+	}
+	return uploadStateText(u.State)
 }
 
 // uploadFileNames lists an upload's file names for the list of uploads.

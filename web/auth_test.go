@@ -63,6 +63,12 @@ func stateRoutes() []stateRoute {
 			allowed: http.StatusOK, perm: auth.PermUploadCorpus},
 		{name: "upload a corpus", route: "POST /admin/upload", send: corpusUpload,
 			allowed: http.StatusSeeOther, perm: auth.PermUploadCorpus},
+		// Queues an upload, then cancels it (each server of the matrix is
+		// new); for a role that may not upload, both are refused.
+		{name: "cancel an upload", route: "POST /admin/uploads/:id/cancel", send: func(t *testing.T, b *browser, token string) *httptest.ResponseRecorder {
+			corpusUpload(t, b, token)
+			return bare(http.MethodPost, "/admin/uploads/1/cancel")(t, b, token)
+		}, allowed: http.StatusSeeOther, perm: auth.PermUploadCorpus},
 		{name: "new report form", route: "GET /reports/new", send: bare(http.MethodGet, "/reports/new"),
 			allowed: http.StatusOK, perm: auth.PermCreateReport},
 		{name: "start a report", route: "POST /reports", send: postForm("/reports", validForm()),

@@ -71,6 +71,7 @@ func hasOwnBodyLimit(c echo.Context) bool {
 //	POST /reports/:id/evaluation         auth.PermEvaluate (the model judge)
 //	POST /reports/:id/evaluation/gold    auth.PermEvaluate
 //	POST /admin/upload                   auth.PermUploadCorpus
+//	POST /admin/uploads/:id/cancel       auth.PermUploadCorpus
 //	POST /login, POST /logout            anyone (CSRF-checked)
 //
 // and, when reports can be edited (docs/authoring.md):
@@ -161,5 +162,6 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 			return c.Redirect(http.StatusFound, views.UploadPath)
 		}, upload)
 		e.GET(views.UploadsPath+"/:id", h.uploads.Status, upload)
+		e.POST(views.UploadsPath+"/:id/cancel", h.uploads.Cancel, upload)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,20 @@ func (f *fakeUploads) Uploads(_ context.Context, limit int) ([]uploads.Upload, e
 		out = append(out, f.uploads[i])
 	}
 	return out, nil
+}
+
+func (f *fakeUploads) Cancel(_ context.Context, id int64, by string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if id < 1 || id > int64(len(f.uploads)) {
+		return fmt.Errorf("upload %d: %w", id, pipeline.ErrNotFound)
+	}
+	u := &f.uploads[id-1]
+	if u.State.Finished() {
+		return pipeline.Invalidf("upload %d has already ended", id)
+	}
+	u.State, u.CancelledBy, u.Message = uploads.Failed, by, "Cancelled by "+by+" before it was read; nothing of it was stored."
+	return nil
 }
 
 // submitted is how many uploads were queued.
@@ -536,4 +551,40 @@ func TestUploadEscaping(t *testing.T) {
 	if rdoc.Find("img, [onerror]").Length() != 0 || !strings.Contains(textOf(rdoc, "upload-error-message"), imgOnerror+".pdf") {
 		t.Errorf("refusal message %q is not the hostile name as text", textOf(rdoc, "upload-error-message"))
 	}
+}
+
+// An upload's page offers to cancel it while it is queued or running;
+// cancelling answers 303 to the page, which then says it was cancelled
+// and offers nothing more; a second cancel is 409.
+func TestUploadCancel(t *testing.T) {
+	s := newCorpusServer(t, web.Config{}, newFakeAccounts(t, adminUser))
+	s.e.mustLogin(t, adminUser)
+	token := s.e.csrf(t, "/")
+	wantStatus(t, s.e.do(newUploadRequest(t, token, uploadFile{"a.jsonl", `{"id":"a","text":"A."}` + "\n"})), http.StatusSeeOther)
+	doc := parseHTML(t, s.e.get(views.UploadURL(1)))
+	form := byTestID(doc, "upload-cancel-form")
+	if form.AttrOr("action", "") != views.UploadCancelURL(1) || form.Find(`input[name="csrf_token"]`).Length() != 1 {
+		t.Fatalf("no cancel form on a queued upload's page: %q", form.AttrOr("action", ""))
+	}
+	cancel := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, views.UploadCancelURL(1), strings.NewReader(url.Values{"csrf_token": {token}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return s.e.do(req)
+	}
+	rec := cancel()
+	wantStatus(t, rec, http.StatusSeeOther)
+	if loc := rec.Header().Get("Location"); loc != views.UploadURL(1) {
+		t.Errorf("Location = %q", loc)
+	}
+	doc = parseHTML(t, s.e.get(views.UploadURL(1)))
+	if got := textOf(doc, "upload-state"); got != "Cancelled" {
+		t.Errorf("state %q, want Cancelled", got)
+	}
+	if got := textOf(doc, "upload-cancelled"); !strings.Contains(got, "Cancelled by "+adminUser.Name) {
+		t.Errorf("message %q", got)
+	}
+	if byTestID(doc, "upload-cancel-form").Length() != 0 || byTestID(doc, "upload-failed").Length() != 0 {
+		t.Error("a cancelled upload is offered a cancel again, or shown as failed")
+	}
+	wantStatus(t, cancel(), http.StatusConflict)
 }

@@ -15,14 +15,14 @@ import (
 var _ uploads.Store = (*DB)(nil)
 
 const uploadColumns = `id, uploader, files, dir, state, records, documents, added, replaced, passages,
-	skipped, notices, bytes_read, committed_documents, message, created_at, started_at, finished_at`
+	skipped, notices, bytes_read, committed_documents, message, created_at, started_at, finished_at, cancelled_by`
 
 func scanUpload(s scanner) (uploads.Upload, error) {
 	var u uploads.Upload
 	var files, state, created, started, finished string
 	c := &u.Counts
 	err := s.Scan(&u.ID, &u.Uploader, &files, &u.Dir, &state, &c.Records, &c.Documents, &c.Added, &c.Replaced,
-		&c.Passages, &c.Skipped, &c.Notices, &c.BytesRead, &u.Committed, &u.Message, &created, &started, &finished)
+		&c.Passages, &c.Skipped, &c.Notices, &c.BytesRead, &u.Committed, &u.Message, &created, &started, &finished, &u.CancelledBy)
 	if err != nil {
 		return u, err
 	}
@@ -182,6 +182,23 @@ func (d *DB) FinishUpload(ctx context.Context, id int64, state uploads.State, me
 		return fmt.Errorf("finish upload %d: %w", id, errNotFound)
 	}
 	return nil
+}
+
+// CancelUpload implements uploads.Store.
+func (d *DB) CancelUpload(ctx context.Context, id int64, by, message string) error {
+	r, err := d.db.ExecContext(ctx, `UPDATE uploads SET state = 'failed', cancelled_by = ?, message = ?, finished_at = ?
+		WHERE id = ? AND state IN ('queued', 'running')`, by, message, formatTime(d.now()), id)
+	if err != nil {
+		return fmt.Errorf("cancel upload %d: %w", id, err)
+	}
+	if n, _ := r.RowsAffected(); n > 0 {
+		return nil
+	}
+	u, err := d.Upload(ctx, id)
+	if err != nil {
+		return err
+	}
+	return pipeline.Invalidf("upload %d has already ended (%s): there is nothing to cancel", id, u.State)
 }
 
 // RequeueUploads implements uploads.Store.

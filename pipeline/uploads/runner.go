@@ -54,6 +54,43 @@ type Runner struct {
 	wake    chan struct{}
 	mu      sync.Mutex
 	staging map[string]bool // folders being received (Dir names)
+	// running is the upload being read and how to stop it (see Cancel).
+	runningID int64
+	stopRun   context.CancelFunc
+}
+
+// errCancelled is the cause of an upload's context when it is cancelled
+// from its page.
+var errCancelled = errors.New("upload cancelled")
+
+// Cancel ends a queued or running upload at the request of by, for good:
+// it is marked failed with a message saying who cancelled it and is never
+// resumed. A running upload stops at its next read: the documents of the
+// batches it committed are kept, those of the batch being read are not.
+// An upload that has ended is an error wrapping pipeline.ErrInvalid.
+func (r *Runner) Cancel(ctx context.Context, id int64, by string) error {
+	r.init()
+	if err := r.Store.CancelUpload(ctx, id, by, "Cancelled by "+by+" before it was read; nothing of it was stored."); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	stop := r.stopRun
+	running := r.runningID == id && stop != nil
+	r.mu.Unlock()
+	if running {
+		stop()
+		return nil
+	}
+	// Not being read: its files go now (a claim that raced the cancel
+	// sees the cancel when it starts and ends at once).
+	u, err := r.Store.Upload(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Join(r.Dir, u.Dir)); err != nil && r.Logger != nil {
+		r.Logger.Warn("remove the cancelled upload's files", "upload_id", id, "err", err)
+	}
+	return nil
 }
 
 func (r *Runner) init() {
@@ -229,8 +266,22 @@ func (r *Runner) Step(ctx context.Context) (bool, error) {
 const progressEvery = 250 * time.Millisecond
 
 // execute ingests one claimed upload.
-func (r *Runner) execute(ctx context.Context, u Upload) {
+func (r *Runner) execute(parent context.Context, u Upload) {
+	ctx, stop := context.WithCancelCause(parent)
+	r.mu.Lock()
+	r.runningID, r.stopRun = u.ID, func() { stop(errCancelled) }
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.runningID, r.stopRun = 0, nil
+		r.mu.Unlock()
+		stop(nil)
+	}()
 	log := r.Logger.With("upload_id", u.ID)
+	// A cancel that came between the claim and now is seen here.
+	if cur, err := r.Store.Upload(ctx, u.ID); err == nil && cur.CancelledBy != "" {
+		stop(errCancelled)
+	}
 	start := time.Now()
 	dir := filepath.Join(r.Dir, u.Dir)
 	resumed := u.Committed > 0 || u.Added+u.Replaced > 0
@@ -291,8 +342,15 @@ func (r *Runner) execute(ctx context.Context, u Upload) {
 	w.save(true)
 	u.Counts = w.count
 	switch {
-	case err == nil:
+	case err == nil && !errors.Is(context.Cause(ctx), errCancelled):
 		finish(Done, "")
+	case errors.Is(context.Cause(ctx), errCancelled):
+		by := "an administrator"
+		if cur, err := r.Store.Upload(context.WithoutCancel(ctx), u.ID); err == nil && cur.CancelledBy != "" {
+			by = cur.CancelledBy
+		}
+		finish(Failed, fmt.Sprintf("Cancelled by %s while it was read; the %d documents (%d passages) stored before the cancel are kept.",
+			by, w.count.Added+w.count.Replaced, w.count.Passages))
 	case ctx.Err() != nil:
 		log.Info("corpus upload interrupted by shutdown; it resumes at the next start",
 			"committed_documents", w.committed)

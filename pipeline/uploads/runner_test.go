@@ -645,3 +645,75 @@ func TestRunnerRefusesTooManyPassages(t *testing.T) {
 		t.Error("the long document was stored")
 	}
 }
+
+// A queued upload cancelled from its page is never read and its files
+// go; a cancelled upload cannot be cancelled again, nor an unknown one.
+func TestCancelQueuedUpload(t *testing.T) {
+	ctx := context.Background()
+	r, db, _ := testRunner(t, 0)
+	u := submit(t, r, [2]string{"a.jsonl", jsonl(doc("a1", "Tariffs on steel."))})
+	if err := r.Cancel(ctx, u.ID, "ada"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Upload(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != uploads.Failed || got.CancelledBy != "ada" || !strings.Contains(got.Message, "Cancelled by ada before it was read") {
+		t.Errorf("cancelled upload = state %q, by %q, message %q", got.State, got.CancelledBy, got.Message)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, u.Dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the cancelled upload's files are still there (%v)", err)
+	}
+	if ran, err := r.Step(ctx); ran || err != nil {
+		t.Errorf("Step ran %v (%v): a cancelled upload is not read", ran, err)
+	}
+	if _, err := db.Document(ctx, "a1"); err == nil {
+		t.Error("a document of the cancelled upload was stored")
+	}
+	if err := r.Cancel(ctx, u.ID, "ada"); !errors.Is(err, pipeline.ErrInvalid) {
+		t.Errorf("cancel again: %v, want ErrInvalid", err)
+	}
+	if err := r.Cancel(ctx, 999, "ada"); !errors.Is(err, pipeline.ErrNotFound) {
+		t.Errorf("cancel an unknown upload: %v, want ErrNotFound", err)
+	}
+	// A restart does not bring it back.
+	if n, err := db.RequeueUploads(ctx); err != nil || n != 0 {
+		t.Errorf("RequeueUploads = %d, %v; want nothing requeued", n, err)
+	}
+}
+
+// An upload cancelled while it is read stops: the batches it committed
+// are kept and the page says so; the rest is not read.
+func TestCancelRunningUpload(t *testing.T) {
+	ctx := context.Background()
+	r, db, _ := testRunner(t, 2) // batches of 2 documents
+	var lines []string
+	for i := range 10 {
+		lines = append(lines, doc(fmt.Sprintf("d%d", i), fmt.Sprintf("Document %d.", i)))
+	}
+	u := submit(t, r, [2]string{"a.jsonl", jsonl(lines...)})
+	seen := 0
+	r.Segment = func(text string, n int) []pipeline.Span {
+		if seen++; seen == 5 { // d0..d3 are committed in two batches
+			if err := r.Cancel(ctx, u.ID, "ada"); err != nil {
+				t.Errorf("cancel: %v", err)
+			}
+		}
+		return oneSpan(text, n)
+	}
+	got := step(t, ctx, r, db, u.ID)
+	if got.State != uploads.Failed || got.CancelledBy != "ada" || got.Added != 4 ||
+		got.Message != "Cancelled by ada while it was read; the 4 documents (4 passages) stored before the cancel are kept." {
+		t.Errorf("state %q, by %q, added %d, message %q", got.State, got.CancelledBy, got.Added, got.Message)
+	}
+	for i := range 10 {
+		_, err := db.Document(ctx, fmt.Sprintf("d%d", i))
+		if stored := err == nil; stored != (i < 4) {
+			t.Errorf("d%d stored = %v", i, stored)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, u.Dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the cancelled upload's files are still there (%v)", err)
+	}
+}

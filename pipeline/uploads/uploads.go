@@ -124,10 +124,13 @@ type Upload struct {
 	// leaves it empty.
 	Errors []RecordError
 	// Message says why a failed upload failed.
-	Message    string
-	CreatedAt  time.Time
-	StartedAt  time.Time
-	FinishedAt time.Time
+	Message string
+	// CancelledBy names who cancelled the upload from its page: it then
+	// ended as Failed, keeping the documents committed before.
+	CancelledBy string
+	CreatedAt   time.Time
+	StartedAt   time.Time
+	FinishedAt  time.Time
 }
 
 // TotalBytes is the sum of the files' sizes.
@@ -164,6 +167,10 @@ type Store interface {
 	// is an error wrapping pipeline.ErrInvalid), message says why it
 	// failed.
 	FinishUpload(ctx context.Context, id int64, state State, message string) error
+	// CancelUpload ends a queued or running upload as Failed, cancelled by
+	// by, with the message; an upload that has ended is an error wrapping
+	// pipeline.ErrInvalid, an unknown one pipeline.ErrNotFound.
+	CancelUpload(ctx context.Context, id int64, by, message string) error
 	// RequeueUploads queues again the uploads left running by a stopped
 	// process and returns how many there were.
 	RequeueUploads(ctx context.Context) (int, error)
