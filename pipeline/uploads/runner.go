@@ -278,12 +278,17 @@ func (r *Runner) execute(parent context.Context, u Upload) {
 		stop(nil)
 	}()
 	log := r.Logger.With("upload_id", u.ID)
-	// A cancel that came between the claim and now is seen here.
-	if cur, err := r.Store.Upload(ctx, u.ID); err == nil && cur.CancelledBy != "" {
-		stop(errCancelled)
-	}
 	start := time.Now()
 	dir := filepath.Join(r.Dir, u.Dir)
+	// A cancel that came between the claim and now is seen here: the
+	// upload is already marked cancelled, and nothing of it is read.
+	if cur, err := r.Store.Upload(ctx, u.ID); err == nil && cur.CancelledBy != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			log.Warn("remove the cancelled upload's files", "dir", u.Dir, "err", err)
+		}
+		log.Info("corpus upload cancelled before it was read", "by", cur.CancelledBy)
+		return
+	}
 	resumed := u.Committed > 0 || u.Added+u.Replaced > 0
 
 	finish := func(state State, msg string) {
