@@ -717,3 +717,32 @@ func TestCancelRunningUpload(t *testing.T) {
 		t.Errorf("the cancelled upload's files are still there (%v)", err)
 	}
 }
+
+// cancelOnClaim is a store on which every upload is cancelled right
+// after it is claimed, as when a cancel races the worker's claim.
+type cancelOnClaim struct{ *sqlite.DB }
+
+func (s cancelOnClaim) ClaimUpload(ctx context.Context) (uploads.Upload, error) {
+	u, err := s.DB.ClaimUpload(ctx)
+	if err == nil {
+		err = s.DB.CancelUpload(ctx, u.ID, "ada", "Cancelled by ada before it was read; nothing of it was stored.")
+	}
+	return u, err
+}
+
+func TestCancelRacingTheClaim(t *testing.T) {
+	ctx := context.Background()
+	r, db, _ := testRunner(t, 0)
+	u := submit(t, r, [2]string{"a.jsonl", jsonl(doc("a1", "Tariffs on steel."))})
+	r.Store = cancelOnClaim{db}
+	got := step(t, ctx, r, db, u.ID)
+	if got.State != uploads.Failed || got.CancelledBy != "ada" || got.Message != "Cancelled by ada before it was read; nothing of it was stored." {
+		t.Errorf("state %q, by %q, message %q", got.State, got.CancelledBy, got.Message)
+	}
+	if _, err := db.Document(ctx, "a1"); err == nil {
+		t.Error("a document of the cancelled upload was stored")
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, u.Dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the cancelled upload's files are still there (%v)", err)
+	}
+}
