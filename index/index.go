@@ -59,6 +59,12 @@ const formatVersion = "2"
 var (
 	keyTotalTokens = []byte("crucible:total_tokens")
 	keyFormat      = []byte("crucible:format")
+	// keyWatermark is the number of the store's last batch the index
+	// holds (pipeline.ReplaceResult.Batch), written in the same Bleve batch
+	// as that batch's passages: Bleve saves the internal keys with the
+	// segments they came with, so after a crash the watermark on disk
+	// names exactly the batches the saved index holds.
+	keyWatermark = []byte("crucible:watermark")
 )
 
 // Options are the BM25 parameters.
@@ -117,29 +123,53 @@ func Open(path string, opts Options) (*Index, error) {
 	if opts.K1 <= 0 || opts.B < 0 || opts.B > 1 {
 		return nil, pipeline.Invalidf("bm25 parameters k1=%g b=%g: need k1 > 0 and 0 ≤ b ≤ 1", opts.K1, opts.B)
 	}
-	var idx bleve.Index
-	var err error
 	if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
-		m, merr := newMapping()
-		if merr != nil {
-			return nil, fmt.Errorf("create index %s: %w", path, merr)
+		if err := create(path); err != nil {
+			return nil, fmt.Errorf("create index %s: %w", path, err)
 		}
-		idx, err = bleve.New(path, m)
-		if err == nil {
-			err = idx.SetInternal(keyFormat, []byte(formatVersion))
-		}
-	} else {
-		// Only one process may hold the index: wait briefly for the lock,
-		// then say who probably has it instead of hanging.
-		idx, err = bleve.OpenUsing(path, map[string]any{"bolt_timeout": "2s"})
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("open index %s: it is in use by another crucible process (a running `crucible serve`?): stop it first", path)
-		}
+	}
+	// Only one process may hold the index: wait briefly for the lock, then
+	// say who probably has it instead of hanging.
+	idx, err := bleve.OpenUsing(path, map[string]any{"bolt_timeout": "2s"})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("open index %s: %w (a running `crucible serve`?): stop it first", path, ErrIndexInUse)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	return wrap(idx, path, opts)
+}
+
+// ErrIndexInUse means another process holds the index.
+var ErrIndexInUse = errors.New("the index is in use by another crucible process")
+
+// create makes an empty index at path atomically: it is built beside path
+// and renamed into place, so a process killed while creating it leaves
+// either no index or a whole one, never one that cannot be opened.
+func create(path string) error {
+	tmp := path + ".new"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	m, err := newMapping()
+	if err != nil {
+		return err
+	}
+	idx, err := bleve.New(tmp, m)
+	if err != nil {
+		return err
+	}
+	err = idx.SetInternal(keyFormat, []byte(formatVersion))
+	if cerr := idx.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+	}
+	return err
 }
 
 func wrap(idx bleve.Index, path string, opts Options) (*Index, error) {
@@ -248,6 +278,14 @@ func (ix *Index) analyseAll(ctx context.Context, docs []pipeline.IngestDocument)
 // count): scorch rewrites every internal key on each persist, so per-passage
 // keys would make ingest quadratic.
 func (ix *Index) IndexDocuments(ctx context.Context, docs []pipeline.IngestDocument, previous []pipeline.IngestDocument) error {
+	return ix.IndexBatch(ctx, pipeline.IndexBatch{Docs: docs, Previous: previous})
+}
+
+// IndexBatch indexes a stored batch as IndexDocuments does and, when
+// b.Seq is above the index's watermark, records b.Seq as the watermark in
+// the same atomic Bleve batch (pipeline.PassageIndexer).
+func (ix *Index) IndexBatch(ctx context.Context, bt pipeline.IndexBatch) error {
+	docs, previous := bt.Docs, bt.Previous
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	total, err := ix.totalTokens()
@@ -286,8 +324,44 @@ func (ix *Index) IndexDocuments(ctx context.Context, docs []pipeline.IngestDocum
 	var buf [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(buf[:], total)
 	b.SetInternal(keyTotalTokens, append([]byte(nil), buf[:k]...))
+	if bt.Seq > 0 {
+		wm, err := ix.Watermark()
+		if err != nil {
+			return err
+		}
+		if bt.Seq > wm {
+			k := binary.PutUvarint(buf[:], uint64(bt.Seq))
+			b.SetInternal(keyWatermark, append([]byte(nil), buf[:k]...))
+		}
+	}
 	if err := ix.idx.Batch(b); err != nil {
 		return fmt.Errorf("index batch: %w", err)
+	}
+	return nil
+}
+
+// Watermark is the number of the store's last batch the index holds (0:
+// none recorded).
+func (ix *Index) Watermark() (int64, error) {
+	v, err := ix.idx.GetInternal(keyWatermark)
+	if err != nil {
+		return 0, fmt.Errorf("index: read watermark: %w", err)
+	}
+	if len(v) == 0 {
+		return 0, nil
+	}
+	n, _ := binary.Uvarint(v)
+	return int64(n), nil
+}
+
+func (ix *Index) setWatermark(seq int64) error {
+	if seq <= 0 {
+		return nil
+	}
+	var buf [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(buf[:], uint64(seq))
+	if err := ix.idx.SetInternal(keyWatermark, buf[:k]); err != nil {
+		return fmt.Errorf("index: write watermark: %w", err)
 	}
 	return nil
 }

@@ -308,3 +308,76 @@ func TestSentenceKey(t *testing.T) {
 		t.Errorf("different sentences share key %q", c)
 	}
 }
+
+// journalLister is a store of passages that also numbers its batches.
+type journalLister struct {
+	docs   []pipeline.IngestDocument
+	latest int64
+}
+
+func (j journalLister) EachPassage(_ context.Context, fn func(string, pipeline.Passage) error) error {
+	for _, d := range j.docs {
+		for _, p := range d.Passages {
+			if err := fn(d.Doc.Title, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (j journalLister) LatestBatch(context.Context) (int64, error) { return j.latest, nil }
+
+// The watermark is saved with the batch that sets it, never goes back, and
+// a rebuild takes the store's latest batch.
+func TestWatermarkTravelsWithItsBatch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ix")
+	ix, err := Open(path, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wm, err := ix.Watermark(); err != nil || wm != 0 {
+		t.Fatalf("new index watermark = %d, %v; want 0", wm, err)
+	}
+	steps := []struct {
+		b    pipeline.IndexBatch
+		want int64
+	}{
+		{pipeline.IndexBatch{Seq: 3, Docs: []pipeline.IngestDocument{doc("a", "", "one")}}, 3},
+		{pipeline.IndexBatch{Seq: 2, Docs: []pipeline.IngestDocument{doc("b", "", "two")}}, 3},
+		{pipeline.IndexBatch{Docs: []pipeline.IngestDocument{doc("c", "", "three")}}, 3},
+		{pipeline.IndexBatch{Seq: 5, Docs: []pipeline.IngestDocument{doc("d", "", "four")}}, 5},
+	}
+	for i, s := range steps {
+		if err := ix.IndexBatch(ctx, s.b); err != nil {
+			t.Fatal(err)
+		}
+		if wm, _ := ix.Watermark(); wm != s.want {
+			t.Errorf("step %d: watermark = %d, want %d", i, wm, s.want)
+		}
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(path, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wm, _ := ix.Watermark(); wm != 5 {
+		t.Errorf("watermark after reopening = %d, want 5", wm)
+	}
+	ix.Close()
+
+	ix, err = Rebuild(ctx, path, DefaultOptions(), journalLister{docs: []pipeline.IngestDocument{doc("a", "", "one")}, latest: 9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if wm, _ := ix.Watermark(); wm != 9 {
+		t.Errorf("watermark after a rebuild = %d, want the store's latest batch 9", wm)
+	}
+	if n, _ := ix.Count(); n != 1 {
+		t.Errorf("rebuilt index holds %d passages, want 1", n)
+	}
+}

@@ -17,15 +17,33 @@ type PassageLister interface {
 // beside the old index and swaps directories only when the new one is
 // complete, so a failed or interrupted rebuild leaves the old index in
 // place. The caller must have closed any open index at path. progress, if
-// not nil, is called with the number of passages indexed so far.
+// not nil, is called with the number of passages indexed so far. When src
+// also keeps the ingest journal (LatestBatch), the new index's watermark is
+// the store's latest batch.
 func Rebuild(ctx context.Context, path string, opts Options, src PassageLister, progress func(done int)) (*Index, error) {
 	tmp := path + ".rebuild"
 	if err := os.RemoveAll(tmp); err != nil {
 		return nil, fmt.Errorf("reindex: clear %s: %w", tmp, err)
 	}
+	// The new index holds every batch the store has committed before it
+	// is read (no ingest runs meanwhile: the index is held by this process).
+	var seq int64
+	if j, ok := src.(interface {
+		LatestBatch(ctx context.Context) (int64, error)
+	}); ok {
+		var err error
+		if seq, err = j.LatestBatch(ctx); err != nil {
+			return nil, fmt.Errorf("reindex: %w", err)
+		}
+	}
 	ix, err := Open(tmp, opts)
 	if err != nil {
 		return nil, err
+	}
+	if err := ix.setWatermark(seq); err != nil {
+		ix.Close()
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("reindex: %w", err)
 	}
 	const batchPassages = 1000
 	var docs []pipeline.IngestDocument

@@ -11,15 +11,18 @@ type Segmenter func(text string, maxChars int) []Span
 
 // IngestStats counts what an Ingester did.
 type IngestStats struct {
-	Inserted int
-	Replaced int
-	Passages int
+	Inserted  int
+	Replaced  int
+	Unchanged int // stored already exactly as given: not written again
+	Passages  int // passages written
 }
 
 // Ingester stores documents and indexes their passages in batches: each
 // batch is committed to the store (the source of truth) first, then to the
-// index. If indexing fails after the store committed, the error says so and
-// `crucible reindex` brings the index back in step; nothing stored is lost.
+// index together with the store's batch number. If indexing fails (or the
+// process dies) after the store committed, the index's batch number says
+// which batches it lacks and the next reader indexes them; nothing stored
+// is lost. Documents stored already exactly as given are not written again.
 type Ingester struct {
 	Store     DocumentWriter
 	Index     PassageIndexer
@@ -104,10 +107,27 @@ func (in *Ingester) Flush(ctx context.Context) error {
 	}
 	in.stats.Inserted += res.Inserted
 	in.stats.Replaced += res.Replaced
-	for _, b := range uniq {
+	in.stats.Unchanged += len(res.Unchanged)
+	written := uniq
+	if len(res.Unchanged) > 0 {
+		same := make(map[string]bool, len(res.Unchanged))
+		for _, id := range res.Unchanged {
+			same[id] = true
+		}
+		written = written[:0:0]
+		for _, b := range uniq {
+			if !same[b.Doc.ID] {
+				written = append(written, b)
+			}
+		}
+	}
+	for _, b := range written {
 		in.stats.Passages += len(b.Passages)
 	}
-	if err := in.Index.IndexDocuments(ctx, uniq, res.Previous); err != nil {
+	if len(written) == 0 {
+		return nil
+	}
+	if err := in.Index.IndexBatch(ctx, IndexBatch{Seq: res.Batch, Docs: written, Previous: res.Previous}); err != nil {
 		return fmt.Errorf("documents were stored but indexing failed (run `crucible reindex` to rebuild the index): %w", err)
 	}
 	return nil

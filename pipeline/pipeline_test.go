@@ -51,8 +51,8 @@ type fakeIndex struct {
 	fail     error
 }
 
-func (f *fakeIndex) IndexDocuments(_ context.Context, docs []pipeline.IngestDocument, previous []pipeline.IngestDocument) error {
-	f.previous = append(f.previous, previous)
+func (f *fakeIndex) IndexBatch(_ context.Context, b pipeline.IndexBatch) error {
+	f.previous = append(f.previous, b.Previous)
 	return f.fail
 }
 

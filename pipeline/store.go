@@ -1,6 +1,9 @@
 package pipeline
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // DocumentStore reads documents and passages.
 type DocumentStore interface {
@@ -27,6 +30,16 @@ type ReplaceResult struct {
 	// passages; the text is not loaded), so the index can remove what no
 	// longer exists and keep its statistics exact.
 	Previous []IngestDocument
+	// Unchanged lists the documents of the batch stored already exactly as
+	// given (title, text, metadata and source): they are not written again,
+	// so re-reading a collection after an interrupted ingest only writes
+	// what is new.
+	Unchanged []string
+	// Batch is the store's sequence number for this batch (0 when the
+	// store keeps no journal or the batch wrote nothing). The index records
+	// the last batch it holds, so a reader can tell exactly which batches
+	// an interrupted ingest left out of the index.
+	Batch int64
 }
 
 // DocumentWriter stores documents with their passages, replacing any stored
@@ -35,8 +48,34 @@ type DocumentWriter interface {
 	ReplaceDocuments(ctx context.Context, batch []IngestDocument) (ReplaceResult, error)
 }
 
-// PassageIndexer keeps the derived search index in step with the store.
-// previous are the stored versions of documents that docs replace.
+// IndexBatch is what one stored batch asks of the index: Docs to index,
+// replacing Previous (the stored versions they replace), as the store's
+// batch number Seq (0: no number to record).
+type IndexBatch struct {
+	Seq      int64
+	Docs     []IngestDocument
+	Previous []IngestDocument
+}
+
+// PassageIndexer keeps the derived search index in step with the store: it
+// applies a batch atomically, together with the batch's number.
 type PassageIndexer interface {
-	IndexDocuments(ctx context.Context, docs []IngestDocument, previous []IngestDocument) error
+	IndexBatch(ctx context.Context, b IndexBatch) error
+}
+
+// ErrJournalGap means the store's ingest journal no longer holds a batch an
+// index lacks, so the index can only be rebuilt from the store.
+var ErrJournalGap = errors.New("the ingest journal does not hold every batch the index lacks")
+
+// BatchJournal is the store's record of committed batches, by number.
+type BatchJournal interface {
+	// LatestBatch is the number of the last committed batch (0: none).
+	LatestBatch(ctx context.Context) (int64, error)
+	// BatchesAfter merges the batches after seq into one IndexBatch that
+	// brings an index holding batch seq up to LatestBatch; it fails with
+	// ErrJournalGap when a batch is no longer journalled.
+	BatchesAfter(ctx context.Context, seq int64) (IndexBatch, error)
+	// TrimBatches forgets the batches up to through, once an index holding
+	// them is safely on disk.
+	TrimBatches(ctx context.Context, through int64) error
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,13 +88,48 @@ func openApp(ctx context.Context, c commonFlags) (*app, error) {
 	ix, err := index.Open(indexPath(c.data), c.options())
 	if err != nil {
 		db.Close()
+		if !errors.Is(err, index.ErrIndexInUse) && !errors.Is(err, pipeline.ErrInvalid) {
+			err = &unreadableIndexError{err: err, dir: c.data}
+		}
 		return nil, err
 	}
 	return &app{db: db, index: ix, opts: c.options(), dir: c.data}, nil
 }
 
+// unreadableIndexError is an index folder that exists but cannot be
+// opened (damaged on disk): the store is intact and reindex rebuilds it.
+type unreadableIndexError struct {
+	err error
+	dir string
+}
+
+func (e *unreadableIndexError) Error() string {
+	return fmt.Sprintf("%v; the store is intact: run crucible reindex --data %s to rebuild the index from it", e.err, e.dir)
+}
+
+func (e *unreadableIndexError) Unwrap() error { return e.err }
+
+// openStore opens only the data folder's store (for reindex, which must
+// work when the index cannot be opened).
+func openStore(ctx context.Context, c commonFlags) (*app, error) {
+	db, err := sqlite.Open(ctx, dbPath(c.data))
+	if err != nil {
+		return nil, err
+	}
+	return &app{db: db, opts: c.options(), dir: c.data}, nil
+}
+
+// Close closes the index, which saves it to disk, and then forgets the
+// journalled batches the saved index holds.
 func (a *app) Close() error {
-	err := a.index.Close()
+	var err error
+	if a.index != nil {
+		wm, werr := a.index.Watermark()
+		err = a.index.Close()
+		if err == nil && werr == nil && wm > 0 {
+			err = a.db.TrimBatches(context.Background(), wm)
+		}
+	}
 	if e := a.db.Close(); err == nil {
 		err = e
 	}
@@ -127,32 +163,95 @@ func (a *app) indexInStep(ctx context.Context) (stored, indexed int, ok bool, er
 }
 
 // ensureIndex makes sure the index is in step with the store before a
-// command reads it: when it is not (an ingest killed between committing
-// a batch to the store and to the index, an index of an older format, a
-// deleted index folder), it says so on w and rebuilds it from the store,
-// which is the source of truth, so an answer is never drawn from a
-// partial index. A failed rebuild names the command that does it.
+// command reads it, saying on w what it does (see syncIndex).
 func (a *app) ensureIndex(ctx context.Context, w io.Writer) error {
+	return a.syncIndex(ctx, func(msg string) { fmt.Fprintln(w, msg) }, nil)
+}
+
+// syncIndex brings the index in step with the store, the source of truth,
+// so an answer is never drawn from a partial index. An ingest killed after
+// the store committed batches the index had not saved leaves the index's
+// watermark behind the store's latest batch: those batches are indexed
+// again from the store's journal, which is what "the next run continues"
+// means. When that cannot be done (an index of an older format, a deleted
+// index folder, a journal that no longer holds the batches, passage counts
+// that still disagree) the index is rebuilt from the store. say is told
+// what is done; progress, if not nil, follows a rebuild. A failed rebuild
+// names the command that does it.
+func (a *app) syncIndex(ctx context.Context, say func(string), progress func(done, total int)) error {
+	current, err := a.index.Current()
+	if err != nil {
+		return err
+	}
+	if current {
+		if err := a.catchUp(ctx, say); err != nil {
+			return err
+		}
+	}
 	stored, indexed, ok, err := a.indexInStep(ctx)
 	if err != nil || ok {
 		return err
 	}
 	if indexed < 0 {
-		fmt.Fprintf(w, "the index is of an older format: rebuilding it from the %d stored passages (as crucible reindex does)...\n", stored)
+		say(fmt.Sprintf("the index is of an older format: rebuilding it from the %d stored passages (as crucible reindex does)...", stored))
 	} else {
-		fmt.Fprintf(w, "the index holds %d passages and the store %d (an ingest was interrupted?): rebuilding the index from the store (as crucible reindex does)...\n", indexed, stored)
+		say(fmt.Sprintf("the index holds %d passages and the store %d (an ingest was interrupted?): rebuilding the index from the store (as crucible reindex does)...", indexed, stored))
 	}
-	if err := a.rebuild(ctx, nil); err != nil {
+	var each func(int)
+	if progress != nil {
+		progress(0, stored)
+		each = func(done int) { progress(done, stored) }
+	}
+	if err := a.rebuild(ctx, each); err != nil {
 		return fmt.Errorf("the index is out of step with the store and could not be rebuilt: %w; run crucible reindex --data %s", err, a.dir)
 	}
-	fmt.Fprintln(w, "index rebuilt")
+	say("index rebuilt")
+	return nil
+}
+
+// catchUp indexes the batches the store committed after the index's
+// watermark, when the journal still holds them all. A journal gap or an
+// index ahead of the store is left to the passage count check (and a
+// rebuild).
+func (a *app) catchUp(ctx context.Context, say func(string)) error {
+	wm, err := a.index.Watermark()
+	if err != nil {
+		return err
+	}
+	latest, err := a.db.LatestBatch(ctx)
+	if err != nil {
+		return err
+	}
+	if latest <= wm {
+		return nil
+	}
+	b, err := a.db.BatchesAfter(ctx, wm)
+	if errors.Is(err, pipeline.ErrJournalGap) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	passages := 0
+	for _, d := range b.Docs {
+		passages += len(d.Passages)
+	}
+	say(fmt.Sprintf("an earlier ingest was interrupted: the index lacks the store's batches %d to %d; indexing their %d documents (%d passages) from the store...",
+		wm+1, latest, len(b.Docs), passages))
+	if err := a.index.IndexBatch(ctx, b); err != nil {
+		return fmt.Errorf("index the batches an interrupted ingest left out: %w; run crucible reindex --data %s", err, a.dir)
+	}
+	say("the index has caught up with the store")
 	return nil
 }
 
 // rebuild replaces the index from the store.
 func (a *app) rebuild(ctx context.Context, progress func(int)) error {
-	if err := a.index.Close(); err != nil {
-		return fmt.Errorf("close index: %w", err)
+	if a.index != nil {
+		if err := a.index.Close(); err != nil {
+			return fmt.Errorf("close index: %w", err)
+		}
+		a.index = nil
 	}
 	ix, err := index.Rebuild(ctx, indexPath(a.dir), a.opts, a.db, progress)
 	if err != nil {

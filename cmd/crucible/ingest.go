@@ -47,6 +47,7 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		"stop reading a JSON Lines file after this much content (decompressed), keeping what came before")
 	maxTotal := fs.Int64("max-content-bytes", 0, "stop reading after this much content of all files together (decompressed); 0: no limit")
 	maxPassages := fs.Int("max-passages-per-doc", defaultMaxPassages, "skip a document that segments into more passages than this; 0: no limit")
+	batchDocs := fs.Int("batch-documents", 256, "documents per batch committed to the store and the index (an interrupted ingest loses at most the batch being written; later runs continue)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible ingest --data DIR PATH...\n\nPATH: .jsonl/.json/.ndjson files (optionally .gz) or folders of .txt/.md/.html files.")
 		fs.PrintDefaults()
@@ -58,14 +59,23 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		fs.Usage()
 		return fmt.Errorf("%w: ingest needs at least one PATH", errUsage)
 	}
+	if *batchDocs < 1 {
+		return fmt.Errorf("%w: --batch-documents %d: need at least 1", errUsage, *batchDocs)
+	}
 	a, err := openApp(ctx, c)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	// An ingest killed earlier left batches the index lacks: index them
+	// first, so this run continues from a consistent pair.
+	if err := a.ensureIndex(ctx, stderr); err != nil {
+		return err
+	}
 	res, err := ingest(ctx, a, fs.Args(), ingestOptions{
 		Options:     corpus.Options{MaxFieldBytes: *maxField, MaxFileBytes: *maxFile, MaxTotalBytes: *maxTotal},
 		MaxPassages: *maxPassages,
+		BatchDocs:   *batchDocs,
 	}, stderr)
 	if err != nil {
 		return err
@@ -84,8 +94,8 @@ type ingestResult struct {
 }
 
 func (r ingestResult) summaryLine() string {
-	return fmt.Sprintf("ingested %d documents (%d new, %d replaced) as %d passages from %d file(s) in %s; %d record(s) skipped, %d notice(s)",
-		r.stats.Inserted+r.stats.Replaced, r.stats.Inserted, r.stats.Replaced, r.stats.Passages,
+	return fmt.Sprintf("ingested %d documents (%d new, %d replaced, %d unchanged), writing %d passages, from %d file(s) in %s; %d record(s) skipped, %d notice(s)",
+		r.stats.Inserted+r.stats.Replaced+r.stats.Unchanged, r.stats.Inserted, r.stats.Replaced, r.stats.Unchanged, r.stats.Passages,
 		r.walk.Files, r.took.Round(10*time.Millisecond), r.walk.Skipped, r.walk.Notices)
 }
 
@@ -94,6 +104,7 @@ func (r ingestResult) summaryLine() string {
 type ingestOptions struct {
 	corpus.Options
 	MaxPassages int
+	BatchDocs   int // documents per batch (0: the Ingester's default)
 }
 
 // defaultMaxPassages bounds the passages of one document read by
@@ -115,7 +126,7 @@ func ingest(ctx context.Context, a *app, paths []string, o ingestOptions, stderr
 	if bar != nil {
 		opts.Progress = func(n int64) { bar.Add64(n) }
 	}
-	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages}
+	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages, BatchDocs: o.BatchDocs}
 	tooLong := 0
 	problem := func(p corpus.Problem) {
 		if bar != nil {
@@ -164,6 +175,11 @@ func cmdReindex(ctx context.Context, args []string, env envFunc, stdout, stderr 
 		return err
 	}
 	a, err := openApp(ctx, c)
+	var unreadable *unreadableIndexError
+	if errors.As(err, &unreadable) {
+		fmt.Fprintf(stderr, "the index cannot be opened (%v): rebuilding it from the store\n", unreadable.err)
+		a, err = openStore(ctx, c)
+	}
 	if err != nil {
 		return err
 	}

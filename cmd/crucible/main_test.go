@@ -57,7 +57,7 @@ func TestIngestSearchReindex(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("ingest: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(out, "ingested 8 documents (8 new, 0 replaced)") {
+	if !strings.Contains(out, "ingested 8 documents (8 new, 0 replaced, 0 unchanged)") {
 		t.Errorf("summary line: %q", out)
 	}
 
@@ -119,9 +119,9 @@ func TestIngestSearchReindex(t *testing.T) {
 		}
 	}
 
-	// Re-ingesting replaces documents rather than duplicating them.
+	// Re-ingesting the same documents neither duplicates nor rewrites them.
 	out, _, code = runCmd(t, "ingest", "--data", data, sampleCorpus)
-	if code != 0 || !strings.Contains(out, "(0 new, 8 replaced)") {
+	if code != 0 || !strings.Contains(out, "(0 new, 0 replaced, 8 unchanged), writing 0 passages") {
 		t.Errorf("re-ingest: exit %d, %q", code, out)
 	}
 	out3, _, _ := runCmd(t, "search", "--data", data, "--k", "3", "--json", "protective tariff")
@@ -153,7 +153,7 @@ func TestIngestBadRecordsKeepsTheRest(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if !strings.Contains(out, "ingested 2 documents (2 new, 0 replaced)") {
+	if !strings.Contains(out, "ingested 2 documents (2 new, 0 replaced, 0 unchanged)") {
 		t.Errorf("summary: %q", out)
 	}
 	// The earlier collection is intact and the good records are searchable.

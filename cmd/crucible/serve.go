@@ -154,16 +154,11 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		}
 		logger.Info(res.summaryLine())
 	}
-	stored, indexed, ok, err := a.indexInStep(ctx)
+	err = a.syncIndex(ctx, func(msg string) { logger.Warn(msg) }, func(done, total int) {
+		starting.Set("rebuilding the index", int64(done), int64(total))
+	})
 	if err != nil {
-		return err
-	}
-	if !ok {
-		logger.Warn("index out of step with the store (or of an older format): rebuilding", "stored_passages", stored, "indexed_passages", indexed)
-		starting.Set("rebuilding the index", 0, int64(stored))
-		if err := a.rebuild(ctx, func(done int) { starting.Set("rebuilding the index", int64(done), int64(stored)) }); err != nil {
-			return stopping(err)
-		}
+		return stopping(err)
 	}
 
 	engines, err := a.engines(mf, logger)

@@ -179,8 +179,15 @@ func (d *DB) Stats(ctx context.Context) (pipeline.CollectionStats, error) {
 
 // ReplaceDocuments stores documents with their passages in one transaction.
 // A document whose id is already stored replaces the old one (and its
-// passages); within the batch the last occurrence of an id wins. Either the
-// whole batch is stored or nothing is.
+// passages); within the batch the last occurrence of an id wins. A
+// document stored already exactly as given (title, text, metadata, source
+// and passages) is left as it is and listed in ReplaceResult.Unchanged.
+// Either the whole batch is stored or nothing is.
+//
+// A batch that writes anything is journalled in ingest_batches in the same
+// transaction (its number, the ids written and the versions replaced), so
+// an index that lost the batch can be brought back in step exactly
+// (BatchesAfter).
 func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocument) (pipeline.ReplaceResult, error) {
 	var res pipeline.ReplaceResult
 	// Last occurrence of an id wins within the batch.
@@ -194,53 +201,33 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 	}
 	defer tx.Rollback()
 
-	oldTitle, err := tx.PrepareContext(ctx, `SELECT title FROM documents WHERE id = ?`)
+	prepare := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = tx.PrepareContext(ctx, q)
+		return st
+	}
+	oldDoc := prepare(`SELECT title, text, metadata, source FROM documents WHERE id = ?`)
+	oldPassages := prepare(`SELECT ordinal, start, "end", text FROM passages WHERE doc_id = ? ORDER BY ordinal`)
+	del := prepare(`DELETE FROM documents WHERE id = ?`)
+	insDoc := prepare(`INSERT INTO documents (id, title, text, metadata, source, ingested_at) VALUES (?, ?, ?, ?, ?, ?)`)
+	insPas := prepare(`INSERT INTO passages (doc_id, ordinal, start, "end", text) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return res, fmt.Errorf("store documents: %w", err)
 	}
-	defer oldTitle.Close()
-	oldPassages, err := tx.PrepareContext(ctx, `SELECT ordinal, start, "end", text FROM passages WHERE doc_id = ? ORDER BY ordinal`)
-	if err != nil {
-		return res, fmt.Errorf("store documents: %w", err)
+	for _, st := range []*sql.Stmt{oldDoc, oldPassages, del, insDoc, insPas} {
+		defer st.Close()
 	}
-	defer oldPassages.Close()
-	del, err := tx.PrepareContext(ctx, `DELETE FROM documents WHERE id = ?`)
-	if err != nil {
-		return res, fmt.Errorf("store documents: %w", err)
-	}
-	defer del.Close()
-	insDoc, err := tx.PrepareContext(ctx,
-		`INSERT INTO documents (id, title, text, metadata, source, ingested_at) VALUES (?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return res, fmt.Errorf("store documents: %w", err)
-	}
-	defer insDoc.Close()
-	insPas, err := tx.PrepareContext(ctx,
-		`INSERT INTO passages (doc_id, ordinal, start, "end", text) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return res, fmt.Errorf("store documents: %w", err)
-	}
-	defer insPas.Close()
 
 	now := d.now().UTC().Format(time.RFC3339Nano)
+	var written []string
 	for i, b := range batch {
 		if last[b.Doc.ID] != i {
 			continue
 		}
 		doc := b.Doc
-		prev, found, err := loadPrevious(ctx, oldTitle, oldPassages, doc.ID)
-		if err != nil {
-			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
-		}
-		if found {
-			res.Replaced++
-			res.Previous = append(res.Previous, prev)
-			if _, err := del.ExecContext(ctx, doc.ID); err != nil {
-				return res, fmt.Errorf("store document %q: %w", doc.ID, err)
-			}
-		} else {
-			res.Inserted++
-		}
 		meta := doc.Metadata
 		if meta == nil {
 			meta = map[string]string{}
@@ -249,6 +236,24 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 		if err != nil {
 			return res, fmt.Errorf("store document %q: metadata: %w", doc.ID, err)
 		}
+		prev, same, found, err := loadPrevious(ctx, oldDoc, oldPassages, b, string(mj))
+		if err != nil {
+			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
+		}
+		switch {
+		case same:
+			res.Unchanged = append(res.Unchanged, doc.ID)
+			continue
+		case found:
+			res.Replaced++
+			res.Previous = append(res.Previous, prev)
+			if _, err := del.ExecContext(ctx, doc.ID); err != nil {
+				return res, fmt.Errorf("store document %q: %w", doc.ID, err)
+			}
+		default:
+			res.Inserted++
+		}
+		written = append(written, doc.ID)
 		if _, err := insDoc.ExecContext(ctx, doc.ID, doc.Title, doc.Text, string(mj), doc.Source, now); err != nil {
 			if isConstraint(err) {
 				return res, fmt.Errorf("store document %q: %w: %v", doc.ID, pipeline.ErrConflict, err)
@@ -261,36 +266,61 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 			}
 		}
 	}
+	if len(written) > 0 {
+		if res.Batch, err = journalBatch(ctx, tx, written, res.Previous, now); err != nil {
+			return res, err
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return res, fmt.Errorf("store documents: commit: %w", err)
 	}
 	return res, nil
 }
 
-// loadPrevious reads the stored version of a document (title and passages)
-// inside the replacing transaction.
-func loadPrevious(ctx context.Context, title, passages *sql.Stmt, id string) (pipeline.IngestDocument, bool, error) {
-	prev := pipeline.IngestDocument{Doc: pipeline.Document{ID: id}}
-	err := title.QueryRowContext(ctx, id).Scan(&prev.Doc.Title)
+// loadPrevious reads the stored version of b's document (title and
+// passages) inside the replacing transaction, and whether it is exactly b
+// (metadata given as stored JSON).
+func loadPrevious(ctx context.Context, doc, passages *sql.Stmt, b pipeline.IngestDocument, meta string) (prev pipeline.IngestDocument, same, found bool, err error) {
+	id := b.Doc.ID
+	prev = pipeline.IngestDocument{Doc: pipeline.Document{ID: id}}
+	var text, oldMeta, source string
+	err = doc.QueryRowContext(ctx, id).Scan(&prev.Doc.Title, &text, &oldMeta, &source)
 	if errors.Is(err, sql.ErrNoRows) {
-		return prev, false, nil
+		return prev, false, false, nil
 	}
 	if err != nil {
-		return prev, false, err
+		return prev, false, false, err
 	}
 	rows, err := passages.QueryContext(ctx, id)
 	if err != nil {
-		return prev, false, err
+		return prev, false, true, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		p := pipeline.Passage{DocID: id}
 		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
-			return prev, false, err
+			return prev, false, true, err
 		}
 		prev.Passages = append(prev.Passages, p)
 	}
-	return prev, true, rows.Err()
+	if err := rows.Err(); err != nil {
+		return prev, false, true, err
+	}
+	same = prev.Doc.Title == b.Doc.Title && text == b.Doc.Text && oldMeta == meta &&
+		source == b.Doc.Source && samePassages(prev.Passages, b.Passages)
+	return prev, same, true, nil
+}
+
+func samePassages(a, b []pipeline.Passage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Ordinal != b[i].Ordinal || a[i].Start != b[i].Start || a[i].End != b[i].End || a[i].Text != b[i].Text {
+			return false
+		}
+	}
+	return true
 }
 
 // EachPassage calls fn for every stored passage, in document id and ordinal

@@ -49,7 +49,7 @@ func TestReplaceDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(pipeline.ReplaceResult{Inserted: 2}, res); diff != "" {
+	if diff := cmp.Diff(pipeline.ReplaceResult{Inserted: 2, Batch: 1}, res); diff != "" {
 		t.Errorf("first batch (-want +got)\n%s", diff)
 	}
 	b, err := db.Document(ctx, "b")
@@ -67,7 +67,7 @@ func TestReplaceDocuments(t *testing.T) {
 	}
 	old := ingestDoc("a", "A", "one", "two", "three")
 	old.Doc = pipeline.Document{ID: "a", Title: "A"}
-	if diff := cmp.Diff(pipeline.ReplaceResult{Replaced: 1, Previous: []pipeline.IngestDocument{old}}, res); diff != "" {
+	if diff := cmp.Diff(pipeline.ReplaceResult{Replaced: 1, Previous: []pipeline.IngestDocument{old}, Batch: 2}, res); diff != "" {
 		t.Errorf("replace (-want +got)\n%s", diff)
 	}
 	ps, err := db.Passages(ctx, "a")

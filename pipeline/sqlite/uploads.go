@@ -15,14 +15,14 @@ import (
 var _ uploads.Store = (*DB)(nil)
 
 const uploadColumns = `id, uploader, files, dir, state, records, documents, added, replaced, passages,
-	skipped, notices, bytes_read, committed_documents, message, created_at, started_at, finished_at, cancelled_by`
+	skipped, notices, bytes_read, committed_documents, message, created_at, started_at, finished_at, cancelled_by, unchanged`
 
 func scanUpload(s scanner) (uploads.Upload, error) {
 	var u uploads.Upload
 	var files, state, created, started, finished string
 	c := &u.Counts
 	err := s.Scan(&u.ID, &u.Uploader, &files, &u.Dir, &state, &c.Records, &c.Documents, &c.Added, &c.Replaced,
-		&c.Passages, &c.Skipped, &c.Notices, &c.BytesRead, &u.Committed, &u.Message, &created, &started, &finished, &u.CancelledBy)
+		&c.Passages, &c.Skipped, &c.Notices, &c.BytesRead, &u.Committed, &u.Message, &created, &started, &finished, &u.CancelledBy, &c.Unchanged)
 	if err != nil {
 		return u, err
 	}
@@ -134,8 +134,8 @@ func (d *DB) SaveUploadProgress(ctx context.Context, id int64, c uploads.Counts,
 	}
 	defer tx.Rollback()
 	r, err := tx.ExecContext(ctx, `UPDATE uploads SET records = ?, documents = ?, added = ?, replaced = ?, passages = ?,
-		skipped = ?, notices = ?, bytes_read = ?, committed_documents = ? WHERE id = ?`,
-		c.Records, c.Documents, c.Added, c.Replaced, c.Passages, c.Skipped, c.Notices, c.BytesRead, committed, id)
+		skipped = ?, notices = ?, bytes_read = ?, committed_documents = ?, unchanged = ? WHERE id = ?`,
+		c.Records, c.Documents, c.Added, c.Replaced, c.Passages, c.Skipped, c.Notices, c.BytesRead, committed, c.Unchanged, id)
 	if err != nil {
 		return fmt.Errorf("upload %d progress: %w", id, err)
 	}

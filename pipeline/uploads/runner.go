@@ -331,7 +331,7 @@ func (r *Runner) execute(parent context.Context, u Upload) {
 		base:  u.Counts,
 		skip:  u.Committed,
 		in:    &pipeline.Ingester{Store: r.Documents, Index: r.Index, Segment: r.Segment, BatchDocs: r.BatchDocs, MaxPassages: r.MaxPassages},
-		count: Counts{Added: u.Added, Replaced: u.Replaced, Passages: u.Passages},
+		count: Counts{Added: u.Added, Replaced: u.Replaced, Unchanged: u.Unchanged, Passages: u.Passages},
 	}
 	w.committed = u.Committed
 	opts := r.Options
@@ -438,6 +438,7 @@ func (w *ingestion) sync() {
 	st := w.in.Stats()
 	w.count.Added = w.base.Added + st.Inserted
 	w.count.Replaced = w.base.Replaced + st.Replaced
+	w.count.Unchanged = w.base.Unchanged + st.Unchanged
 	w.count.Passages = w.base.Passages + st.Passages
 	w.committed = w.delivered
 }

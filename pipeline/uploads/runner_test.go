@@ -31,7 +31,8 @@ type fakeIndex struct {
 	after func(call int)
 }
 
-func (f *fakeIndex) IndexDocuments(_ context.Context, docs, _ []pipeline.IngestDocument) error {
+func (f *fakeIndex) IndexBatch(_ context.Context, b pipeline.IndexBatch) error {
+	docs := b.Docs
 	f.mu.Lock()
 	f.calls++
 	call := f.calls

@@ -93,6 +93,9 @@ type Counts struct {
 	Added    int
 	Replaced int
 	Passages int
+	// Unchanged counts documents stored already exactly as given: they
+	// are not written again.
+	Unchanged int
 	// Skipped counts the problems that lost input (bad records, files that
 	// could not be read); Notices the others.
 	Skipped int
