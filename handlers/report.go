@@ -85,6 +85,9 @@ type citedDocument struct {
 	// Missing is set when the document is no longer stored.
 	Missing  bool
 	Passages map[int]pipeline.Passage
+	// Meta is the document's metadata: a paged document's (PDF, Word) page
+	// offsets name a citation's page.
+	Meta map[string]string
 }
 
 // loadSources reads each document the sentences cite, once.
@@ -109,7 +112,7 @@ func (h *Reports) loadSources(ctx context.Context, sentences []pipeline.Sentence
 		}
 		author, _ := pipeline.DocumentAuthor(doc.Metadata)
 		cd := citedDocument{Title: doc.Title, Text: doc.Text, Author: author, Date: strings.TrimSpace(doc.Metadata["date"]),
-			Passages: make(map[int]pipeline.Passage, len(passages))}
+			Passages: make(map[int]pipeline.Passage, len(passages)), Meta: doc.Metadata}
 		for _, p := range passages {
 			cd.Passages[p.Ordinal] = p
 		}
@@ -154,7 +157,8 @@ func buildReportPage(rep pipeline.Report, sources map[string]citedDocument) view
 			numbers[key] = n
 			vm.References = append(vm.References, views.Reference{Number: n, Source: src})
 		}
-		rs := views.ReportSentence{Sentence: s, Ref: n, Nugget: nuggets[s.NuggetID], Source: src}
+		rs := views.ReportSentence{Sentence: s, Ref: n, Nugget: nuggets[s.NuggetID], Source: src,
+			Page: pipeline.PageLabel(doc.Meta, s.Citation.Start, s.Citation.End)}
 		if stored {
 			rs.Passage, rs.SpanShown = citedParts(passage, s.Citation)
 		}

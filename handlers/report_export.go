@@ -225,6 +225,7 @@ func buildReportPrint(rep pipeline.Report, sources map[string]citedDocument) vie
 		text, ok := quoteSpan(sources[s.Citation.DocID].Text, s.Citation)
 		ev.Spans = append(ev.Spans, views.QuotedSpan{
 			Start: s.Citation.Start, End: s.Citation.End, Text: text, Outside: !ok,
+			Page: pipeline.PageLabel(sources[s.Citation.DocID].Meta, s.Citation.Start, s.Citation.End),
 		})
 	}
 	return vm

@@ -56,7 +56,7 @@ func (e *TooManyPassagesError) Error() string {
 
 // Add segments a document and queues it; full batches are written.
 func (in *Ingester) Add(ctx context.Context, doc Document) error {
-	spans := in.Segment(doc.Text, MaxPassageChars)
+	spans := in.segment(doc)
 	if len(spans) == 0 {
 		return Invalidf("document %q has no text to index", doc.ID)
 	}
@@ -80,6 +80,23 @@ func (in *Ingester) Add(ctx context.Context, doc Document) error {
 		return in.Flush(ctx)
 	}
 	return nil
+}
+
+// segment cuts a document into passage spans; a paged document (a PDF)
+// is cut page by page, so that every passage lies on one page and its
+// provenance names it.
+func (in *Ingester) segment(doc Document) []Span {
+	pages := PageSpans(doc.Metadata, len(doc.Text))
+	if pages == nil {
+		return in.Segment(doc.Text, MaxPassageChars)
+	}
+	var out []Span
+	for _, pg := range pages {
+		for _, s := range in.Segment(doc.Text[pg.Start:pg.End], MaxPassageChars) {
+			out = append(out, Span{Start: pg.Start + s.Start, End: pg.Start + s.End})
+		}
+	}
+	return out
 }
 
 // Flush writes the queued documents.

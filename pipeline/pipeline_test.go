@@ -48,11 +48,13 @@ func (f *fakeWriter) ReplaceDocuments(_ context.Context, batch []pipeline.Ingest
 
 type fakeIndex struct {
 	previous [][]pipeline.IngestDocument
+	docs     []pipeline.IngestDocument
 	fail     error
 }
 
 func (f *fakeIndex) IndexBatch(_ context.Context, b pipeline.IndexBatch) error {
 	f.previous = append(f.previous, b.Previous)
+	f.docs = append(f.docs, b.Docs...)
 	return f.fail
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline"
 )
 
 // formatCount writes n with thousands separators: 1234567 → "1,234,567".
@@ -106,6 +108,9 @@ type metaField struct {
 func metadataFields(m map[string]string) []metaField {
 	fields := make([]metaField, 0, len(m))
 	for k, v := range m {
+		if k == pipeline.MetaPageStarts {
+			continue // shown as each passage's page instead
+		}
 		f := metaField{Key: k, Value: v}
 		if u, err := url.Parse(strings.TrimSpace(v)); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 			f.Link = u.String()

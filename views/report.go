@@ -42,6 +42,9 @@ type ReportSentence struct {
 	// SpanShown is false when the cited span does not meet the passage, so
 	// nothing of it is marked.
 	SpanShown bool
+	// Page is where the cited span lies in a paged document (a PDF or
+	// Word file): "page 7"; "" for other documents.
+	Page string
 	// Recheck is set when the text was edited by hand after its citation
 	// was chosen: the citation must be checked again.
 	Recheck bool

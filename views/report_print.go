@@ -53,6 +53,9 @@ type QuotedSpan struct {
 	// Outside is set when the offsets do not meet the document's text (it
 	// has changed since the report was made); Text is then empty.
 	Outside bool
+	// Page is where the span lies in a paged document: "page 7"; "" for
+	// other documents.
+	Page string
 }
 
 // title is the printable page's heading: the report's title.
@@ -63,4 +66,13 @@ func (p ReportPrintPage) title() string {
 // spanBytes describes a span's offsets: "bytes 21–39".
 func (s QuotedSpan) spanBytes() string {
 	return "bytes " + strconv.Itoa(s.Start) + "–" + strconv.Itoa(s.End)
+}
+
+// where describes where a span lies: "page 7, bytes 21–39" in a paged
+// document, else its bytes.
+func (s QuotedSpan) where() string {
+	if s.Page != "" {
+		return s.Page + ", " + s.spanBytes()
+	}
+	return s.spanBytes()
 }

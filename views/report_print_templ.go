@@ -583,9 +583,9 @@ func reportPrintArticle(vm ReportPrintPage) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var33 string
-						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(span.spanBytes())
+						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(span.where())
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/report_print.templ`, Line: 99, Col: 83}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/report_print.templ`, Line: 99, Col: 79}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 						if templ_7745c5c3_Err != nil {

@@ -49,7 +49,7 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	maxPassages := fs.Int("max-passages-per-doc", defaultMaxPassages, "skip a document that segments into more passages than this; 0: no limit")
 	batchDocs := fs.Int("batch-documents", 256, "documents per batch committed to the store and the index (an interrupted ingest loses at most the batch being written; later runs continue)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible ingest --data DIR PATH...\n\nPATH: .jsonl/.json/.ndjson files (optionally .gz) or folders of .txt/.md/.html files.")
+		fmt.Fprintln(stderr, "usage: crucible ingest --data DIR PATH...\n\nPATH: .jsonl/.json/.ndjson files (optionally .gz) or .txt/.md/.html/.pdf/.docx files or folders of them.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

@@ -1,5 +1,6 @@
 // Package corpus reads the collections `crucible ingest` stores: JSON Lines
-// files (optionally gzipped) and folders of .txt, .md and .html files.
+// files (optionally gzipped) and folders of .txt, .md, .html, .pdf and
+// .docx files.
 //
 // It only reads and validates. Every good record becomes a pipeline.Document
 // handed to a callback in input order; every bad record becomes a Problem
@@ -103,7 +104,7 @@ func (p Problem) Error() string { return p.String() }
 // Summary counts what a Walk read.
 type Summary struct {
 	// Files is the number of corpus files opened or examined: JSON Lines
-	// files and .txt/.md/.html files. Files of other types found in folders
+	// files and .txt/.md/.html/.pdf/.docx files. Files of other types found in folders
 	// are not counted (each is a notice).
 	Files int
 	// Records is the number of records examined: non-blank JSON Lines lines
@@ -127,8 +128,9 @@ type Summary struct {
 // validates without delivering. Callbacks run on the caller's goroutine.
 //
 // Files are read by extension: .jsonl, .json and .ndjson (each optionally
-// .gz) as JSON Lines; .txt, .md, .markdown, .html and .htm as one document
-// each, whose id is the path relative to the folder given, with forward
+// .gz) as JSON Lines; .txt, .md, .markdown, .html, .htm, .pdf and .docx as
+// one document each (a PDF's or Word file's pages kept as
+// pipeline.MetaPageStarts), whose id is the path relative to the folder given, with forward
 // slashes (the base name for a file given directly). In folders, entries are
 // read in lexical order; other files are notices, hidden subfolders (".git")
 // are not entered, and symbolic links are followed to files but not to
@@ -284,6 +286,8 @@ func (w *walker) readFile(e entry) error {
 	switch e.kind {
 	case kindJSONL:
 		return w.readJSONLFile(e, counted)
+	case kindPDF, kindDOCX:
+		return w.readPagedFile(e, counted)
 	default:
 		return w.readDocFile(e, counted)
 	}
@@ -324,6 +328,8 @@ const (
 	kindText
 	kindMarkdown
 	kindHTML
+	kindPDF
+	kindDOCX
 )
 
 // formatName is the "format" metadata value of folder documents.
@@ -335,6 +341,10 @@ func (k fileKind) formatName() string {
 		return "md"
 	case kindHTML:
 		return "html"
+	case kindPDF:
+		return "pdf"
+	case kindDOCX:
+		return "docx"
 	}
 	return ""
 }
@@ -358,20 +368,24 @@ func classify(name string) (kind fileKind, gz bool) {
 		return kindMarkdown, false
 	case ".html", ".htm":
 		return kindHTML, false
+	case ".pdf":
+		return kindPDF, false
+	case ".docx":
+		return kindDOCX, false
 	}
 	return kindUnknown, false
 }
 
 // Reasons shared by Walk and its tests.
 const (
-	reasonNotCorpusFile = "skipped: not a .txt/.md/.html file"
-	reasonUnsupported   = "unsupported file type: expected .jsonl, .json or .ndjson (optionally .gz), .txt, .md, .markdown, .html or .htm"
+	reasonNotCorpusFile = "skipped: not a .txt/.md/.html/.pdf/.docx file"
+	reasonUnsupported   = "unsupported file type: expected .jsonl, .json or .ndjson (optionally .gz), .txt, .md, .markdown, .html, .htm, .pdf or .docx"
 )
 
 // entry is one corpus file found by walkPaths.
 type entry struct {
 	path string // as walked: the given path, or folder joined with the relative path
-	id   string // document id for .txt/.md/.html files: the relative path with forward slashes
+	id   string // document id for folder files: the relative path with forward slashes
 	kind fileKind
 	gz   bool
 	size int64

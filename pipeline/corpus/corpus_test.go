@@ -532,8 +532,8 @@ func TestWalkFolder(t *testing.T) {
 			"docs/bad.txt: binary or non-UTF-8 content: invalid UTF-8 at offset 3",
 			"docs/blank.txt: empty text: the file holds only white space",
 			"docs/empty.md: empty file",
-			"docs/image.png: skipped: not a .txt/.md/.html file",
-			"docs/notes: skipped: not a .txt/.md/.html file",
+			"docs/image.png: skipped: not a .txt/.md/.html/.pdf/.docx file",
+			"docs/notes: skipped: not a .txt/.md/.html/.pdf/.docx file",
 			"docs/nul.txt: binary or non-UTF-8 content: NUL byte at offset 3",
 		},
 		Summary: Summary{Files: 14, Records: 13, Documents: 10, Skipped: 3, Notices: 4},
@@ -578,10 +578,10 @@ func TestWalkFolderTooLarge(t *testing.T) {
 func TestWalkPathsGivenDirectly(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "sub/note.md", []byte("# Note\n\nText."))
-	writeFile(t, dir, "report.pdf", []byte("%PDF-1.4"))
+	writeFile(t, dir, "slides.pptx", []byte("PK"))
 	writeFile(t, dir, "a.jsonl", []byte(`{"id":"j","text":"t"}`))
 
-	got, err := runWalk(t, dir, Options{}, "sub/note.md", "report.pdf", "a.jsonl", "sub/note.md")
+	got, err := runWalk(t, dir, Options{}, "sub/note.md", "slides.pptx", "a.jsonl", "sub/note.md")
 	if err != nil {
 		t.Fatalf("Walk: %v", err)
 	}
@@ -593,7 +593,7 @@ func TestWalkPathsGivenDirectly(t *testing.T) {
 			{ID: "j", Text: "t", Metadata: map[string]string{}, Source: "a.jsonl:1"},
 			note,
 		},
-		Problems: []string{"report.pdf: " + reasonUnsupported},
+		Problems: []string{"slides.pptx: " + reasonUnsupported},
 		Summary:  Summary{Files: 3, Records: 3, Documents: 3, Skipped: 1, Bytes: 13 + 21 + 13},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -782,7 +782,7 @@ func TestWalkSymlinks(t *testing.T) {
 	wantProblems := []string{
 		"c/broken.txt: skipped: broken symbolic link",
 		"c/linkdir: skipped: symbolic link to a folder (not followed)",
-		"c/linkpng.png: skipped: not a .txt/.md/.html file",
+		"c/linkpng.png: skipped: not a .txt/.md/.html/.pdf/.docx file",
 	}
 	if diff := cmp.Diff(wantProblems, got.Problems); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

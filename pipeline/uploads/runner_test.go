@@ -493,7 +493,7 @@ func TestStagingAddFile(t *testing.T) {
 		{name: "exactly the limit", file: "b.txt", content: "12345", limit: 5, want: uploads.File{Name: "b.txt", Size: 5}},
 		{name: "a path is cut to its base", file: `C:\Users\ada\c.md`, content: "# C", limit: 10, want: uploads.File{Name: "c.md", Size: 3}},
 		{name: "one byte over", file: "d.txt", content: "123456", limit: 5, tooBig: true},
-		{name: "wrong type", file: "slides.pdf", content: "%PDF", limit: 10, wantErr: "slides.pdf: not a corpus file"},
+		{name: "wrong type", file: "slides.pptx", content: "PK", limit: 10, wantErr: "slides.pptx: not a corpus file"},
 		{name: "gzipped text", file: "e.txt.gz", content: "x", limit: 10, wantErr: "e.txt.gz: not a corpus file"},
 		{name: "no name", file: "../", content: "x", limit: 10, wantErr: "no usable name"},
 	}

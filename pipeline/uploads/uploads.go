@@ -51,7 +51,7 @@ const (
 // File is one uploaded file.
 type File struct {
 	// Name is the file's name as uploaded, cleaned (CleanName). For a
-	// .txt, .md or .html file it is also the document's id.
+	// .txt, .md, .html, .pdf or .docx file it is also the document's id.
 	Name string `json:"name"`
 	Size int64  `json:"size"`
 }
@@ -184,7 +184,7 @@ type Store interface {
 
 // Accepted reports whether a file of this name can be uploaded: the
 // extensions corpus.Walk reads, .jsonl, .json and .ndjson (each optionally
-// .gz), .txt, .md, .markdown, .html and .htm, in any case.
+// .gz), .txt, .md, .markdown, .html, .htm, .pdf and .docx, in any case.
 func Accepted(name string) bool {
 	lower := strings.ToLower(name)
 	lower = strings.TrimSuffix(lower, ".gz")
@@ -196,7 +196,7 @@ func Accepted(name string) bool {
 	switch lower[i:] {
 	case ".jsonl", ".json", ".ndjson":
 		return true
-	case ".txt", ".md", ".markdown", ".html", ".htm":
+	case ".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx":
 		return !gz
 	}
 	return false
@@ -205,4 +205,4 @@ func Accepted(name string) bool {
 // AcceptedTypes lists the accepted extensions for messages and the file
 // input's accept attribute.
 var AcceptedTypes = []string{".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz",
-	".txt", ".md", ".markdown", ".html", ".htm"}
+	".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"}
