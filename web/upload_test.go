@@ -353,8 +353,8 @@ func TestUploadRefused(t *testing.T) {
 		wantStatus int
 		wantText   string
 	}{
-		{name: "wrong type", files: []uploadFile{{"a.jsonl", `{"id":"a","text":"A."}`}, {"slides.pdf", "%PDF-1.7"}},
-			wantStatus: http.StatusUnprocessableEntity, wantText: "slides.pdf: not a corpus file: upload .jsonl, .jsonl.gz"},
+		{name: "wrong type", files: []uploadFile{{"a.jsonl", `{"id":"a","text":"A."}`}, {"slides.pptx", "PK"}},
+			wantStatus: http.StatusUnprocessableEntity, wantText: "slides.pptx: not a corpus file: upload .jsonl, .jsonl.gz"},
 		{name: "gzipped text file", files: []uploadFile{{"notes.txt.gz", "x"}},
 			wantStatus: http.StatusUnprocessableEntity, wantText: "notes.txt.gz: not a corpus file"},
 		{name: "two files of one name", files: []uploadFile{{"a.txt", "A."}, {`other\a.txt`, "B."}},
@@ -545,10 +545,10 @@ func TestUploadEscaping(t *testing.T) {
 	}
 
 	// A refused upload names the file in its message, as text.
-	rec := s.e.do(newUploadRequest(t, s.token(t), uploadFile{imgOnerror + ".pdf", "x"}))
+	rec := s.e.do(newUploadRequest(t, s.token(t), uploadFile{imgOnerror + ".pptx", "x"}))
 	wantStatus(t, rec, http.StatusUnprocessableEntity)
 	rdoc := parseHTML(t, rec)
-	if rdoc.Find("img, [onerror]").Length() != 0 || !strings.Contains(textOf(rdoc, "upload-error-message"), imgOnerror+".pdf") {
+	if rdoc.Find("img, [onerror]").Length() != 0 || !strings.Contains(textOf(rdoc, "upload-error-message"), imgOnerror+".pptx") {
 		t.Errorf("refusal message %q is not the hostile name as text", textOf(rdoc, "upload-error-message"))
 	}
 }

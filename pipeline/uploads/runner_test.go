@@ -15,6 +15,7 @@ import (
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/corpus"
+	"github.com/crucible-portal/crucible/pipeline/corpus/corpustest"
 	"github.com/crucible-portal/crucible/pipeline/sqlite"
 	"github.com/crucible-portal/crucible/pipeline/uploads"
 )
@@ -745,5 +746,47 @@ func TestCancelRacingTheClaim(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.Dir, u.Dir)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the cancelled upload's files are still there (%v)", err)
+	}
+}
+
+// An upload of a PDF and a Word file stores one document each, with its
+// pages; an encrypted PDF is a problem naming it. Uploading the same files
+// again leaves the documents unchanged.
+func TestRunnerIngestsPDFAndWordFiles(t *testing.T) {
+	ctx := context.Background()
+	r, db, _ := testRunner(t, 0)
+	pdf, err := corpustest.PDF("Harbour report", false, "The pier was built.", "The channel was dredged.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	locked, err := corpustest.PDF("", true, "Secret.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := [][2]string{
+		{"harbour.pdf", string(pdf)},
+		{"memo.docx", string(corpustest.DOCX("Memo", corpustest.Para("Dredging begins in May.")))},
+		{"locked.pdf", string(locked)},
+	}
+	u := submit(t, r, files...)
+	got := step(t, ctx, r, db, u.ID)
+	if got.State != uploads.Done || got.Added != 2 || got.Skipped != 1 {
+		t.Fatalf("upload: state %s, added %d, skipped %d", got.State, got.Added, got.Skipped)
+	}
+	if len(got.Errors) != 1 || got.Errors[0].File != "locked.pdf" || !strings.Contains(got.Errors[0].Reason, "the PDF is encrypted") {
+		t.Errorf("problems = %+v", got.Errors)
+	}
+	d, err := db.Document(ctx, "harbour.pdf")
+	if err != nil || d.Title != "Harbour report" || d.Metadata["pages"] != "2" || d.Source != "harbour.pdf" {
+		t.Errorf("harbour.pdf = %+v, %v", d, err)
+	}
+	i := strings.Index(d.Text, "channel")
+	if page := pipeline.PageLabel(d.Metadata, i, i+7); page != "page 2" {
+		t.Errorf("page of the second page's text: %q", page)
+	}
+
+	again := step(t, ctx, r, db, submit(t, r, files[:2]...).ID)
+	if again.Added != 0 || again.Replaced != 0 || again.Unchanged != 2 {
+		t.Errorf("the same files again: added %d, replaced %d, unchanged %d; want 0, 0, 2", again.Added, again.Replaced, again.Unchanged)
 	}
 }
