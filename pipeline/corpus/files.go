@@ -19,16 +19,6 @@ const maxTextTitleRunes = 200
 // the file's path relative to the folder given (its base name when the file
 // itself was given).
 func (w *walker) readDocFile(e entry, r io.Reader) error {
-	if e.size == 0 {
-		w.report(Problem{File: e.path, Reason: "empty file"})
-		return nil
-	}
-	w.sum.Records++
-	skip := func(reason string) error {
-		w.report(Problem{File: e.path, Reason: reason, Skipped: true})
-		return nil
-	}
-
 	// The file is the text of a .txt or .md document; HTML carries markup,
 	// so its raw size is held to the line limit and its text to the field
 	// limit once extracted.
@@ -36,15 +26,9 @@ func (w *walker) readDocFile(e entry, r io.Reader) error {
 	if e.kind == kindHTML {
 		limit = max(w.opts.MaxLineBytes, w.opts.MaxFieldBytes)
 	}
-	if e.size > limit {
-		return skip(fmt.Sprintf("file is too large: %d bytes (limit %s)", e.size, sizeText(limit)))
-	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return skip("cannot read file: " + describeErr(err))
-	}
-	if int64(len(data)) > limit {
-		return skip(fmt.Sprintf("file is too large: more than %d bytes (limit %s)", limit, sizeText(limit)))
+	data, skip, ok := w.readWhole(e, r, limit)
+	if !ok {
+		return nil
 	}
 	if w.content += int64(len(data)); w.opts.MaxTotalBytes > 0 && w.content > w.opts.MaxTotalBytes {
 		w.full = true
@@ -96,6 +80,38 @@ func (w *walker) readDocFile(e entry, r io.Reader) error {
 		Metadata: map[string]string{"path": e.id, "format": e.kind.formatName()},
 		Source:   e.path,
 	})
+}
+
+// readWhole reads a one-document file whole, held to limit bytes. An
+// empty file is a notice, a file too large or unreadable a skipped
+// record: ok is false then, and the problem has been reported. skip
+// reports a later problem with the file as a skipped record.
+func (w *walker) readWhole(e entry, r io.Reader, limit int64) (data []byte, skip func(string) error, ok bool) {
+	if e.size == 0 {
+		w.report(Problem{File: e.path, Reason: "empty file"})
+		return nil, nil, false
+	}
+	w.sum.Records++
+	skip = func(reason string) error {
+		w.report(Problem{File: e.path, Reason: reason, Skipped: true})
+		return nil
+	}
+	var err error
+	switch {
+	case e.size > limit:
+		skip(fmt.Sprintf("file is too large: %d bytes (limit %s)", e.size, sizeText(limit)))
+	default:
+		data, err = io.ReadAll(io.LimitReader(r, limit+1))
+		switch {
+		case err != nil:
+			skip("cannot read file: " + describeErr(err))
+		case int64(len(data)) > limit:
+			skip(fmt.Sprintf("file is too large: more than %d bytes (limit %s)", limit, sizeText(limit)))
+		default:
+			return data, skip, true
+		}
+	}
+	return nil, skip, false
 }
 
 // normalizeNewlines turns "\r\n" and lone "\r" line breaks into "\n".

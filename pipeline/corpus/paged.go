@@ -21,25 +21,9 @@ import (
 // passage's provenance can name its page. The raw file is held to
 // MaxLineBytes, its text to MaxFieldBytes.
 func (w *walker) readPagedFile(e entry, r io.Reader) error {
-	if e.size == 0 {
-		w.report(Problem{File: e.path, Reason: "empty file"})
+	data, skip, ok := w.readWhole(e, r, w.opts.MaxLineBytes)
+	if !ok {
 		return nil
-	}
-	w.sum.Records++
-	skip := func(reason string) error {
-		w.report(Problem{File: e.path, Reason: reason, Skipped: true})
-		return nil
-	}
-	limit := w.opts.MaxLineBytes
-	if e.size > limit {
-		return skip(fmt.Sprintf("file is too large: %d bytes (limit %s)", e.size, sizeText(limit)))
-	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return skip("cannot read file: " + describeErr(err))
-	}
-	if int64(len(data)) > limit {
-		return skip(fmt.Sprintf("file is too large: more than %d bytes (limit %s)", limit, sizeText(limit)))
 	}
 
 	var title string
