@@ -69,16 +69,23 @@ func CheckPassword(hash, password string) bool {
 	return err == nil
 }
 
-// dummyHash is a hash of a random password at PasswordCost. Checking a
-// password against it when the user name is unknown makes a failed login
-// take as long whether or not the name exists, so timing does not tell
-// which names have accounts.
-var dummyHash = sync.OnceValue(func() string {
-	h, err := bcrypt.GenerateFromPassword([]byte(NewToken()[:MaxPasswordBytes/2]), PasswordCost)
+// dummyHashes holds, per bcrypt cost, a hash of a random password.
+// Checking a password against one when the user name is unknown makes a
+// failed login take as long whether or not the name exists, so timing does
+// not tell which names have accounts.
+var dummyHashes sync.Map // cost → hash
+
+// dummyHash returns the dummy hash at cost, made on first use.
+func dummyHash(cost int) string {
+	if h, ok := dummyHashes.Load(cost); ok {
+		return h.(string)
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(NewToken()[:MaxPasswordBytes/2]), cost)
 	if err != nil {
-		// GenerateFromPassword fails only for a bad cost or a long
-		// password, neither of which can happen here.
+		// GenerateFromPassword fails only for a bad cost (the callers
+		// pass costs read from stored hashes) or a long password.
 		panic(errors.Join(errors.New("auth: make the dummy password hash"), err))
 	}
-	return string(h)
-})
+	v, _ := dummyHashes.LoadOrStore(cost, string(h))
+	return v.(string)
+}

@@ -7,7 +7,10 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/crucible-portal/crucible/pipeline"
 )
@@ -90,6 +93,12 @@ type Service struct {
 	Now func() time.Time
 
 	limiterOnce sync.Once
+	// hashCost is the bcrypt cost of the last stored hash a login
+	// checked (0 before the first: PasswordCost). A login for an unknown
+	// name checks a dummy hash of this cost, so it takes as long as one
+	// for a real account even when the accounts' hashes were made at
+	// another cost (an older default, or a test's minimum).
+	hashCost atomic.Int32
 }
 
 // NewService returns a Service over the store with the default limits;
@@ -153,11 +162,14 @@ func (s *Service) Login(ctx context.Context, name, password, clientIP string) (s
 	u, hash, err := s.Store.Credentials(ctx, name)
 	switch {
 	case errors.Is(err, pipeline.ErrNotFound):
-		CheckPassword(dummyHash(), password)
+		CheckPassword(dummyHash(s.dummyCost()), password)
 		fail()
 		return "", User{}, ErrBadCredentials
 	case err != nil:
 		return "", User{}, fmt.Errorf("log in %q: %w", name, err)
+	}
+	if c, err := bcrypt.Cost([]byte(hash)); err == nil {
+		s.hashCost.Store(int32(c))
 	}
 	if !CheckPassword(hash, password) {
 		fail()
@@ -192,4 +204,13 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 		return nil
 	}
 	return s.Store.DeleteSession(ctx, HashToken(token))
+}
+
+// dummyCost is the cost of the dummy hash an unknown name is checked
+// against: that of the last stored hash checked, else PasswordCost.
+func (s *Service) dummyCost() int {
+	if c := int(s.hashCost.Load()); c >= bcrypt.MinCost && c <= bcrypt.MaxCost {
+		return c
+	}
+	return PasswordCost
 }
