@@ -19,12 +19,18 @@ build: ## build bin/crucible
 run: build ## serve the portal on $(ADDR), ingesting the demo corpus into an empty $(DATA)
 	$(BIN) serve --data $(DATA) --addr $(ADDR) --ingest-if-empty $(DEMO)
 
-test: ## run every test (race detector on; browser tests need chromium; the report-quality runs without it)
+# The effectiveness and report-quality runs are single-threaded measurements
+# that take minutes under the race detector: they skip in the race pass and
+# run in a second pass without it.
+MEASURES  := ^(TestOfflineQuality|TestGoldenReports|TestBM25Effectiveness|TestRerankSummHay)$$
+MEASURED  := ./cmd/crucible ./index ./pipeline/llm/offline
+
+test: ## run every test (race detector on; browser tests need chromium; the effectiveness runs without it)
 	$(GO) vet -tags '$(TAGS)' ./...
 	$(GO) test -tags '$(TAGS)' -race -count=1 -timeout 30m ./...
-	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m -run '^(TestOfflineQuality|TestGoldenReports)$$' ./cmd/crucible
+	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m -run '$(MEASURES)' $(MEASURED)
 
-test-short: ## quick tests only (no effectiveness runs, no browser)
+test-short: ## the inner loop: no race detector, effectiveness runs, kill tests or SummHay measurements
 	$(GO) test -tags '$(TAGS)' -short -count=1 ./...
 
 generate: ## regenerate templ views

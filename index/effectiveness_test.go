@@ -24,6 +24,12 @@ const sharedDatasets = "../../shared/datasets"
 // analyzer, default k1/b) and checks each published BM25 figure is
 // reproduced within 0.02.
 func TestBM25Effectiveness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("effectiveness run over three test collections; skipped with -short")
+	}
+	if raceEnabled {
+		t.Skip("effectiveness run: make test runs it without the race detector, in its second pass")
+	}
 	cases := []struct {
 		name      string
 		qrels     string

@@ -126,14 +126,15 @@ const openAll = `document.querySelectorAll("details").forEach(d => { d.open = tr
 // confirmation, which the history then records; the Markdown export then
 // holds alan's words.
 func TestBrowserAuthoring(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
-	data := t.TempDir()
+	data := preparedData(t, sampleCorpus)
 	for _, u := range []struct{ role, name string }{{"analyst", "alan"}, {"reviewer", "grace"}} {
 		if _, stderr, code := runCmdInput(t, "correct horse battery\n", "user", "add", "--data", data, "--role", u.role, u.name); code != 0 {
 			t.Fatalf("user add %s: %s", u.name, stderr)
 		}
 	}
-	base := startServe(t, "--data", data, "--ingest-if-empty", sampleCorpus)
+	base := startServe(t, "--data", data)
 	// The first action starts the browser, on the test's context: the
 	// steps after it run with time limits of their own (do).
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/login"), reduceMotion); err != nil {
@@ -289,8 +290,9 @@ func TestBrowserAuthoring(t *testing.T) {
 // cite.js turns the selection into byte offsets, and "Cite this selection"
 // adds the words to the report as a sentence citing exactly them.
 func TestBrowserCiteSelection(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
-	base := startServe(t, "--data", t.TempDir(), "--ingest-if-empty", sampleCorpus)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), reduceMotion); err != nil {
 		t.Fatal(err)
 	}

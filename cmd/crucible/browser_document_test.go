@@ -15,6 +15,7 @@ import (
 // shows 200 at a time with links to the others, and a cited span far into
 // the document opens the window holding it, with the span marked.
 func TestBrowserLongDocumentWindows(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	var text strings.Builder
 	for i := range 450 {

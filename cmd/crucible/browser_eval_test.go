@@ -35,8 +35,9 @@ func openNewReport(t *testing.T, ctx context.Context, base string) {
 // file input, picks the file's request (the report has no request id) and
 // checks the metric cards and the list of missing nuggets.
 func TestBrowserEvaluation(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
-	base := startServe(t, "--data", t.TempDir(), "--ingest-if-empty", sampleCorpus)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
 	openNewReport(t, ctx, base)
 
 	// A nugget the report covers: its answer is the first three words of

@@ -12,12 +12,13 @@ import (
 // to the page; the header names the user and role and offers no new
 // report; signing out leads back to the sign-in form.
 func TestBrowserLogin(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
-	data := t.TempDir()
+	data := preparedData(t, sampleCorpus)
 	if _, stderr, code := runCmdInput(t, "correct horse battery\n", "user", "add", "--data", data, "--role", "reviewer", "grace"); code != 0 {
 		t.Fatalf("user add: %s", stderr)
 	}
-	base := startServe(t, "--data", data, "--ingest-if-empty", sampleCorpus)
+	base := startServe(t, "--data", data)
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/search?q=tariff"),

@@ -11,8 +11,9 @@ import (
 // opens the report's retrieval view and checks the first-stage and
 // reranked rankings and LANCER's question × document grid.
 func TestBrowserRetrievalView(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
-	base := startServe(t, "--data", t.TempDir(), "--ingest-if-empty", sampleCorpus)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/reports/new"),

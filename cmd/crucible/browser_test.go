@@ -30,6 +30,9 @@ func chromiumPath() string {
 // newBrowser starts headless chromium and returns a browser context.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test skipped with -short (make test runs it)")
+	}
 	path := chromiumPath()
 	if path == "" {
 		if os.Getenv("CI") != "" {
@@ -62,8 +65,9 @@ func newBrowser(t *testing.T) context.Context {
 // and checks ranked results with highlighted matches, then follows a
 // result to its document page with the passage highlighted.
 func TestBrowserSearch(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
-	base := startServe(t, "--data", t.TempDir(), "--ingest-if-empty", sampleCorpus)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/"),
@@ -139,8 +143,9 @@ func TestBrowserSearch(t *testing.T) {
 // job page until the job is done (live updates reload the page), opens
 // the report and expands a sentence's provenance.
 func TestBrowserReport(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
-	base := startServe(t, "--data", t.TempDir(), "--ingest-if-empty", sampleCorpus)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/reports/new"),

@@ -15,6 +15,7 @@ import (
 // done, checks the counts and the bad line listed, and finds the new
 // document with the search form.
 func TestBrowserUpload(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	base := startServe(t, "--data", t.TempDir())
 

@@ -21,6 +21,7 @@ func statsDoc(id, text string) pipeline.IngestDocument {
 }
 
 func TestIndexAnalyzerTermStats(t *testing.T) {
+	t.Parallel()
 	ix, err := index.Open(filepath.Join(t.TempDir(), "ix"), index.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ func writeTestFile(t *testing.T, dir, name, content string) string {
 }
 
 func TestEvalRetrieval(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	qrels := writeTestFile(t, dir, "q.qrels", "q1 0 a 1\nq1 0 b 1\nq1 0 c 0\nq2 0 x 1\n")
 	// q1 covers nuggets n1 (a, c) and n2 (b).
@@ -82,10 +83,8 @@ func TestEvalRetrieval(t *testing.T) {
 }
 
 func TestEvalReports(t *testing.T) {
-	data, out, dir := t.TempDir(), t.TempDir(), t.TempDir()
-	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatal("ingest failed")
-	}
+	t.Parallel()
+	data, out, dir := preparedData(t, sampleCorpus), t.TempDir(), t.TempDir()
 	reqs := writeTestFile(t, dir, "requests.jsonl",
 		`{"request_id":"e-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":900}`+"\n"+
 			`{"request_id":"e-2","title":"Indian tribes","problem_statement":"How were treaties with the Indian tribes described?","limit":600}`+"\n")
@@ -188,10 +187,8 @@ func (e *yesEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestEvalReportsModelJudge(t *testing.T) {
-	data, out, dir := t.TempDir(), t.TempDir(), t.TempDir()
-	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatal("ingest failed")
-	}
+	t.Parallel()
+	data, out, dir := preparedData(t, sampleCorpus), t.TempDir(), t.TempDir()
 	reqs := writeTestFile(t, dir, "requests.jsonl",
 		`{"request_id":"m-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":500}`+"\n")
 	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--baseline", "lead"); code != 0 {
@@ -240,6 +237,7 @@ func TestEvalReportsModelJudge(t *testing.T) {
 }
 
 func TestEvalReportsTopics(t *testing.T) {
+	t.Parallel()
 	data, out, dir := t.TempDir(), t.TempDir(), t.TempDir()
 	reqs := writeTestFile(t, dir, "requests.jsonl",
 		`{"request_id":"t-1","title":"Tariffs"}`+"\n"+`{"request_id":"t-2","title":"Treaties"}`+"\n")

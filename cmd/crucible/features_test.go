@@ -12,10 +12,8 @@ import (
 )
 
 func TestFeaturesResumes(t *testing.T) {
-	data := t.TempDir()
-	if _, stderr, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatalf("ingest: exit %d\n%s", code, stderr)
-	}
+	t.Parallel()
+	data := preparedData(t, sampleCorpus)
 	ns := rerank.FeatureNamespace(offline.Version, rerank.DefaultFeatureChars)
 
 	// The first three documents, then the rest, then nothing: the sample
@@ -72,6 +70,7 @@ func TestFeaturesResumes(t *testing.T) {
 }
 
 func TestFeaturesErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string

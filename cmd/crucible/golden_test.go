@@ -32,6 +32,7 @@ var goldenRequests = []struct{ file, id string }{
 // engine that changes them shows here as a diff to read; `go test -run
 // GoldenReports -update ./cmd/crucible` rewrites them. -short skips it.
 func TestGoldenReports(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("golden reports skipped in -short mode")
 	}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,6 +63,7 @@ func (d *dropLast) IndexBatch(ctx context.Context, b pipeline.IndexBatch) error 
 // next reader indexes exactly those batches from the store's journal and
 // answers as an index built whole from the store does, scores included.
 func TestReaderIndexesTheBatchesAnInterruptedIngestLeftOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	data := t.TempDir()
 	// The first version of two documents is indexed, so the batches the
@@ -135,34 +135,10 @@ func sampleDocs(t *testing.T) []pipeline.Document {
 	return docs
 }
 
-// copyDir copies the files of a data folder (the test's, so small).
+// copyDir copies the files of a data folder.
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
-	err := filepath.Walk(from, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		dst := filepath.Join(to, rel)
-		if info.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		in, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(dst)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -191,6 +167,7 @@ func latestBatch(path string) int64 {
 // (never a partial one), and the next ingest (checked after the last
 // point) finishes the collection without writing again what was stored.
 func TestIngestKilledAtSeveralPointsNeverAnswersPartially(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills real ingest processes; skipped with -short")
 	}
@@ -292,10 +269,8 @@ func mustStats(t *testing.T, data string) pipeline.CollectionStats {
 // An index folder damaged on disk is named with the command that repairs
 // it, and reindex rebuilds it from the store without needing to open it.
 func TestDamagedIndexIsRebuiltByReindex(t *testing.T) {
-	data := t.TempDir()
-	if _, stderr, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatalf("ingest: exit %d\n%s", code, stderr)
-	}
+	t.Parallel()
+	data := preparedData(t, sampleCorpus)
 	want, _, _ := runCmd(t, "search", "--data", data, "--k", "3", "--json", "protective tariff")
 	if err := os.WriteFile(filepath.Join(indexPath(data), "index_meta.json"), nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ func runCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		nil,
 		{"frobnicate"},
@@ -52,6 +53,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestIngestSearchReindex(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	out, stderr, code := runCmd(t, "ingest", "--data", data, sampleCorpus)
 	if code != 0 {
@@ -131,10 +133,8 @@ func TestIngestSearchReindex(t *testing.T) {
 }
 
 func TestIngestBadRecordsKeepsTheRest(t *testing.T) {
-	data := t.TempDir()
-	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatal("seed ingest failed")
-	}
+	t.Parallel()
+	data := preparedData(t, sampleCorpus)
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte(strings.Join([]string{
 		`{"id":"good-1","title":"Good","text":"A fine record about tariffs."}`,
@@ -175,10 +175,8 @@ func TestIngestBadRecordsKeepsTheRest(t *testing.T) {
 }
 
 func TestSearchQueriesWritesRun(t *testing.T) {
-	data := t.TempDir()
-	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatal("ingest failed")
-	}
+	t.Parallel()
+	data := preparedData(t, sampleCorpus)
 	dir := t.TempDir()
 	queries := filepath.Join(dir, "q.jsonl")
 	os.WriteFile(queries, []byte(`{"id":"q1","text":"tariff revenue"}
@@ -293,6 +291,7 @@ func get(t *testing.T, url string) (int, string) {
 }
 
 func TestServeIngestsWhenEmptyAndRebuildsIndex(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	base := startServe(t, "--data", data, "--ingest-if-empty", sampleCorpus)
 	code, body := get(t, base+"/healthz")
@@ -310,10 +309,8 @@ func TestServeIngestsWhenEmptyAndRebuildsIndex(t *testing.T) {
 }
 
 func TestServeRebuildsMissingIndex(t *testing.T) {
-	data := t.TempDir()
-	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatal("ingest failed")
-	}
+	t.Parallel()
+	data := preparedData(t, sampleCorpus)
 	if err := os.RemoveAll(indexPath(data)); err != nil {
 		t.Fatal(err)
 	}
@@ -325,6 +322,7 @@ func TestServeRebuildsMissingIndex(t *testing.T) {
 }
 
 func TestServeRefusesBusyAddress(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	base := startServe(t, "--data", t.TempDir())
 	addr := strings.TrimPrefix(base, "http://")
@@ -335,6 +333,7 @@ func TestServeRefusesBusyAddress(t *testing.T) {
 }
 
 func TestBenchReportRuns(t *testing.T) {
+	t.Parallel()
 	reqs := filepath.Join(t.TempDir(), "r.jsonl")
 	os.WriteFile(reqs, []byte(`{"request_id":"b1","title":"Tariffs","problem_statement":"What was said about tariffs and duties on imports?","limit":800}`+"\n"), 0o644)
 	out, stderr, code := runCmd(t, "bench", "report", "--corpus", sampleCorpus, "--requests", reqs, "--n", "1", "--latency", "1ms")
@@ -349,10 +348,8 @@ func TestBenchReportRuns(t *testing.T) {
 }
 
 func TestReportBatch(t *testing.T) {
-	data, out := t.TempDir(), t.TempDir()
-	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatal("ingest failed")
-	}
+	t.Parallel()
+	data, out := preparedData(t, sampleCorpus), t.TempDir()
 	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
 	os.WriteFile(reqs, []byte(strings.Join([]string{
 		`{"request_id":"t-1","title":"Tariffs","background":"A student.","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":900}`,
@@ -417,10 +414,8 @@ func TestReportBatch(t *testing.T) {
 }
 
 func TestReportBaselineLead(t *testing.T) {
-	data, out := t.TempDir(), t.TempDir()
-	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatal("ingest failed")
-	}
+	t.Parallel()
+	data, out := preparedData(t, sampleCorpus), t.TempDir()
 	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
 	os.WriteFile(reqs, []byte(`{"request_id":"b-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":700}`+"\n"), 0o644)
 	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--baseline", "first"); code != 2 || !strings.Contains(stderr, `unknown --baseline "first"`) {
@@ -463,10 +458,8 @@ func TestReportBaselineLead(t *testing.T) {
 }
 
 func TestReportWithReranker(t *testing.T) {
-	data, out := t.TempDir(), t.TempDir()
-	if _, _, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatal("ingest failed")
-	}
+	t.Parallel()
+	data, out := preparedData(t, sampleCorpus), t.TempDir()
 	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
 	os.WriteFile(reqs, []byte(`{"request_id":"rr-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":700}`+"\n"), 0o644)
 	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--reranker", "magic"); code != 2 || !strings.Contains(stderr, `unknown --reranker "magic"`) {
@@ -498,6 +491,7 @@ func TestReportWithReranker(t *testing.T) {
 // folder, or the file's name when it lies outside it: never an absolute
 // server path.
 func TestIngestSourceHoldsNoServerPath(t *testing.T) {
+	t.Parallel()
 	abs, err := filepath.Abs(sampleCorpus)
 	if err != nil {
 		t.Fatal(err)
@@ -540,6 +534,7 @@ func TestIngestSourceHoldsNoServerPath(t *testing.T) {
 // records before it are stored, and the message names the file, the line
 // and the limit.
 func TestIngestStopsAtTheContentLimit(t *testing.T) {
+	t.Parallel()
 	var raw bytes.Buffer
 	raw.WriteString(`{"id":"a","title":"A","text":"Tariffs on steel."}` + "\n")
 	raw.WriteString(`{"id":"b","title":"B","text":"Duties on wool."}` + "\n")
@@ -568,10 +563,8 @@ func TestIngestStopsAtTheContentLimit(t *testing.T) {
 // ingest killed between its store and index commits leaves one): it says
 // so and rebuilds the index from the store first.
 func TestSearchRebuildsAnIndexOutOfStep(t *testing.T) {
-	data := t.TempDir()
-	if _, stderr, code := runCmd(t, "ingest", "--data", data, sampleCorpus); code != 0 {
-		t.Fatalf("ingest: exit %d\n%s", code, stderr)
-	}
+	t.Parallel()
+	data := preparedData(t, sampleCorpus)
 	want, _, _ := runCmd(t, "search", "--data", data, "--k", "3", "--json", "protective tariff")
 	// The index loses everything, as if the ingest had been killed
 	// before its first index commit.
@@ -597,6 +590,7 @@ func TestSearchRebuildsAnIndexOutOfStep(t *testing.T) {
 // A document that segments into more passages than allowed is skipped
 // with a message naming its source and the limit, like a bad record.
 func TestIngestSkipsDocumentsWithTooManyPassages(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	out, stderr, code := runCmd(t, "ingest", "--data", data, "--max-passages-per-doc", "1", sampleCorpus)
 	if code != 3 || !strings.Contains(out, "ingested 0 documents") || !strings.Contains(out, "8 record(s) skipped") {

@@ -16,6 +16,7 @@ import (
 // like any document, unreadable ones are skipped with the reason, and the
 // portal's document page names each passage's page.
 func TestIngestPDFAndWordFilesWithPages(t *testing.T) {
+	t.Parallel()
 	docs := t.TempDir()
 	pdf, err := corpustest.PDF("Message on the tariff", false,
 		"The tariff of 1828 raised the duties on imported wool.",

@@ -105,6 +105,7 @@ var goldSets = []goldSet{
 // topic, on each set. It logs where the engine loses gold facts. -short
 // skips it.
 func TestOfflineQuality(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("quality run skipped in -short mode")
 	}
@@ -189,20 +190,17 @@ func skipUnderRace(t *testing.T) {
 	}
 }
 
-// demoOfflineApp opens a data folder with the demo corpus ingested and
+// demoOfflineApp opens a copy of the prepared data folder of the demo corpus and
 // returns it with its offline report engine; the folder is closed and
 // removed when the test ends.
 func demoOfflineApp(t *testing.T) (*app, *crucible.Engine) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := openApp(ctx, commonFlags{data: t.TempDir(), k1: index.DefaultOptions().K1, b: index.DefaultOptions().B})
+	a, err := openApp(ctx, commonFlags{data: preparedData(t, demoCorpus), k1: index.DefaultOptions().K1, b: index.DefaultOptions().B})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	if _, err := ingest(ctx, a, []string{"../../testdata/corpora/sotu.jsonl.gz"}, ingestOptions{}, os.Stderr); err != nil {
-		t.Fatal(err)
-	}
 	engines, err := a.engines(modelFlags{}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ func runCmdInput(t *testing.T, stdin string, args ...string) (stdout, stderr str
 }
 
 func TestUserCommands(t *testing.T) {
+	t.Parallel()
 	data := filepath.Join(t.TempDir(), "fresh") // user add creates the folder
 	out, stderr, code := runCmdInput(t, "correct horse battery\n", "user", "add", "--data", data, "--role", "admin", "ada")
 	if code != 0 || out != "created admin account \"ada\"\n" {
@@ -106,6 +107,7 @@ func TestUserCommands(t *testing.T) {
 }
 
 func TestServeAccess(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		addr      string
@@ -152,6 +154,7 @@ func TestServeAccess(t *testing.T) {
 // admin account: it must stop before listening, naming the command that
 // creates one.
 func TestServeRefusesWithoutAdmin(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	_, stderr, code := runCmd(t, "serve", "--data", data, "--addr", "0.0.0.0:0")
 	if code != 1 || !strings.Contains(stderr, "crucible user add --data "+data+" --role admin NAME") {
@@ -171,6 +174,7 @@ var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 // TestServeLocalModeAndLogin serves a data folder on 127.0.0.1: without
 // accounts in local mode, then, once an admin exists, with sign-in.
 func TestServeLocalModeAndLogin(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	base := startServe(t, "--data", data)
 	code, body := get(t, base+"/")

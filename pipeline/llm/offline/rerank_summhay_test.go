@@ -176,6 +176,9 @@ func TestRerankSummHay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measurement over 42 queries; skipped with -short")
 	}
+	if raceEnabled {
+		t.Skip("effectiveness run: make test runs it without the race detector, in its second pass")
+	}
 	docs, queries, run := loadSummHayRerank(t)
 	e := newTestEngine()
 	const depth, k = 20, 10
