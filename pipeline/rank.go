@@ -31,8 +31,8 @@ const (
 // a nugget's words alone say little of whether its answer is what the
 // request is after, and on the demo corpus's gold facts the evidence
 // predicts a kept fact better than the judgements do (docs/pipeline.md).
-// Scores stay in roughly [−0.1, 2]. The weights can be retrained from
-// reviewer labels; until then they are a reasoned prior.
+// Scores stay in roughly [−0.1, 2]. An engine with an active trained
+// ranker (RankerModel, docs/ranking.md) scores by it instead.
 var DefaultWeights = map[string]float64{
 	FeatureTask:        0.30,
 	FeatureBackground:  0.10,

@@ -145,6 +145,10 @@ type Settings struct {
 	// keeps the first-stage order. A set-selection method's chosen set is
 	// the report's context: nuggets are drawn from it alone.
 	Reranker string `json:",omitempty"`
+	// Ranker is the id of the trained nugget ranker the rank stage used
+	// (pipeline.RankerModel; 0: DefaultWeights). The run sets it from the
+	// engine's active ranker; what a request asks for is ignored.
+	Ranker int64 `json:",omitempty"`
 }
 
 // DefaultSettings are the defaults of DESIGN §5.
