@@ -247,6 +247,18 @@ func (h *Reports) showBank(c echo.Context, status int, problem *bankProblem) err
 	vm := buildNuggetBank(rep, all, candidates, retrieved, bank)
 	vm.Site = h.Site.WithActive(views.NavReports)
 	vm.JobID = jobID
+	if id := rep.Settings.Ranker; id != 0 {
+		vm.Ranker = &views.BankRanker{ID: id}
+		if h.Rankers != nil {
+			m, err := h.Rankers.Ranker(ctx, id)
+			switch {
+			case err == nil:
+				vm.Ranker.Model = &m
+			case !errors.Is(err, pipeline.ErrNotFound):
+				return fmt.Errorf("load ranker %d: %w", id, err)
+			}
+		}
+	}
 	if ver != nil {
 		st, err := h.Authoring.Status(ctx, rep.ID)
 		if err != nil {

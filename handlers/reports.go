@@ -32,6 +32,13 @@ type ReportSubmitter interface {
 }
 
 // ReportReader reads reports and the artefacts of the jobs that made them.
+// RankerReader reads a stored nugget ranker (pipeline.RankerModel); an
+// unknown id is an error wrapping pipeline.ErrNotFound. The SQLite store
+// implements it.
+type RankerReader interface {
+	Ranker(ctx context.Context, id int64) (pipeline.RankerModel, error)
+}
+
 type ReportReader interface {
 	// Report returns a report with its sentences and kept nuggets, or an
 	// error wrapping pipeline.ErrNotFound.
@@ -91,6 +98,10 @@ type Reports struct {
 	// Authoring keeps versions, reviews and statuses and makes the edits.
 	// Optional: without it reports are read-only and shown as generated.
 	Authoring ReportAuthoring
+	// Rankers reads the trained nugget rankers, for the nugget bank's
+	// line on how its nuggets were ranked. Optional: without it a bank
+	// ranked by a trained ranker names only its id.
+	Rankers RankerReader
 	// PrintCSS is the style sheet inlined into the printable page of the
 	// "download all" archive, which must read well without the portal.
 	PrintCSS string

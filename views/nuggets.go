@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -29,9 +30,36 @@ type NuggetBankPage struct {
 	Drafted int
 	// DocTitles maps document ids to titles, for the sources' links.
 	DocTitles map[string]string
+	// Ranker names the trained nugget ranker the job ranked with; nil:
+	// the default weights (pipeline.DefaultWeights).
+	Ranker *BankRanker
 	// Authoring, when set, makes Kept the report's editable bank (its
 	// newest version) and offers the editing forms the viewer may use.
 	Authoring *BankAuthoring
+}
+
+// BankRanker is the trained nugget ranker a job used: its id and, when
+// still stored, the model.
+type BankRanker struct {
+	ID    int64
+	Model *pipeline.RankerModel
+}
+
+// rankerText says how the job ranked its nuggets.
+func (vm NuggetBankPage) rankerText() string {
+	r := vm.Ranker
+	switch {
+	case r == nil:
+		return "Ranked by the default weights of the quality features, fused with popularity."
+	case r.Model == nil:
+		return fmt.Sprintf("Ranked by trained nugget ranker %d (no longer stored), fused with popularity.", r.ID)
+	}
+	m := r.Model
+	text := fmt.Sprintf("Ranked by trained nugget ranker %d of the %s, trained on %s", r.ID, m.Engine, m.TrainedOn)
+	if m.CV != nil {
+		text += fmt.Sprintf(" (leave-one-request-out balanced accuracy %.3f)", m.CV.BalancedAccuracy)
+	}
+	return text + ", fused with popularity."
 }
 
 // NuggetView is a distinct nugget with its paraphrase group and what became

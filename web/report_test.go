@@ -579,3 +579,47 @@ func TestNuggetBankStoreFailure(t *testing.T) {
 	wantStatus(t, rec, http.StatusInternalServerError)
 	assertGenericServerError(t, rec, parseHTML(t, rec))
 }
+
+// rankerJobs is the fake job store that also keeps trained rankers.
+type rankerJobs struct {
+	*fakeJobStore
+	models map[int64]pipeline.RankerModel
+}
+
+func (r rankerJobs) Ranker(_ context.Context, id int64) (pipeline.RankerModel, error) {
+	m, ok := r.models[id]
+	if !ok {
+		return pipeline.RankerModel{}, fmt.Errorf("ranker %d: %w", id, pipeline.ErrNotFound)
+	}
+	return m, nil
+}
+
+// The nugget bank says how its nuggets were ranked: by the default
+// weights, by a stored trained ranker (what it was trained on and how it
+// cross-validated), or by one no longer stored.
+func TestNuggetBankNamesItsRanker(t *testing.T) {
+	model := pipeline.RankerModel{ID: 3, Engine: "offline engine", TrainedOn: "sotu-nuggets.jsonl (20 requests)",
+		CV: &pipeline.RankerCV{BalancedAccuracy: 0.726}}
+	withRankers := func(rd *reportDeps) {
+		rd.jobs = rankerJobs{fakeJobStore: rd.jobs.(*fakeJobStore), models: map[int64]pipeline.RankerModel{3: model}}
+	}
+	for _, tc := range []struct {
+		ranker int64
+		want   string
+	}{
+		{0, "Ranked by the default weights of the quality features, fused with popularity."},
+		{3, "Ranked by trained nugget ranker 3 of the offline engine, trained on sotu-nuggets.jsonl (20 requests) (leave-one-request-out balanced accuracy 0.726), fused with popularity."},
+		{4, "Ranked by trained nugget ranker 4 (no longer stored), fused with popularity."},
+	} {
+		s := newReportServer(t, reportStore(), web.Config{}, withRankers)
+		rep := sampleReport()
+		rep.Settings.Ranker = tc.ranker
+		withReport(s, rep)
+		withNuggetBank(s)
+		rec := s.get(t, "/reports/9/nuggets")
+		wantStatus(t, rec, http.StatusOK)
+		if got := textOf(parseHTML(t, rec), "bank-ranker"); got != tc.want {
+			t.Errorf("ranker %d: %q, want %q", tc.ranker, got, tc.want)
+		}
+	}
+}

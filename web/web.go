@@ -241,6 +241,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			Authoring: deps.Authoring,
 			PrintCSS:  printCSS(),
 		}
+		rh.reports.Rankers, _ = deps.Jobs.(handlers.RankerReader)
 		if deps.Authoring != nil {
 			rh.documents.Reports = rh.reports
 			rh.documents.CiteScriptURL = assetURL("cite.js")

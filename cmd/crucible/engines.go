@@ -143,6 +143,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Sentences: index.Sentences, Name: label,
 			DocFreq:     a.docFreq,
 			NewReranker: a.rerankerFor(model),
+			Ranker:      a.db.ActiveRanker,
 		}
 	}
 	off := jobs.Engine{

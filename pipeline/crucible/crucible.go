@@ -105,6 +105,10 @@ type Engine struct {
 	// asking model (the run's metered model). nil: no reranking on offer,
 	// and a request for one fails.
 	NewReranker func(method string, model pipeline.Model) (rerank.Reranker, error)
+	// Ranker returns the trained nugget ranker active for the engine
+	// named (Name), or nil: the rank stage then scores nuggets with
+	// pipeline.DefaultWeights. nil: always the default weights.
+	Ranker func(ctx context.Context, engine string) (*pipeline.RankerModel, error)
 }
 
 // RerankObserver is an optional Observer extension that receives the
@@ -170,6 +174,9 @@ type run struct {
 	// subject is what the request is about: a report sentence must speak
 	// of it (see subject and onTopic).
 	subject *subject
+	// ranker is the trained nugget ranker of the engine, nil for
+	// pipeline.DefaultWeights.
+	ranker *pipeline.RankerModel
 }
 
 // Generate runs the pipeline for one request.
@@ -186,8 +193,21 @@ func (e *Engine) Generate(ctx context.Context, req pipeline.Request, s pipeline.
 	if s.Reranker != "" && e.NewReranker == nil {
 		return pipeline.Report{}, pipeline.Invalidf("reranker %q: this engine offers no reranking", s.Reranker)
 	}
+	var ranker *pipeline.RankerModel
+	if e.Ranker != nil {
+		m, err := e.Ranker(ctx, e.Name)
+		if err != nil {
+			return pipeline.Report{}, &StageError{Stage: StageRank, Err: fmt.Errorf("load the trained nugget ranker: %w", err)}
+		}
+		ranker = m
+	}
+	s.Ranker = 0
+	if ranker != nil {
+		s.Ranker = ranker.ID
+	}
 	r := e.newRun(req, s)
 	r.obs = obs
+	r.ranker = ranker
 	rep, err := r.generate(ctx)
 	if err != nil && r.stage != "" {
 		return rep, &StageError{Stage: r.stage, Err: err}

@@ -208,7 +208,11 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 		}
 		f[pipeline.FeatureEvidence] = evidence[i]
 		n.Features = f
-		n.QualityScore = pipeline.LinearScore(f, pipeline.DefaultWeights)
+		if r.ranker != nil {
+			n.QualityScore = r.ranker.Score(f)
+		} else {
+			n.QualityScore = pipeline.LinearScore(f, pipeline.DefaultWeights)
+		}
 		return nil
 	})
 	if err != nil {

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// firstLines writes the first n lines of a file to a new file in dir.
+func firstLines(t *testing.T, src, dir string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	out := filepath.Join(dir, filepath.Base(src))
+	if err := os.WriteFile(out, []byte(strings.Join(lines[:n], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTrainRanker trains the offline engine's nugget ranker on four gold
+// requests of the demo corpus, stores it as the engine's active ranker,
+// and checks that a report then records it and ranks its nuggets by it,
+// differently from the default weights.
+func TestTrainRanker(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the pipeline for four requests; skipped in -short mode")
+	}
+	data := preparedData(t, demoCorpus)
+	reqs := firstLines(t, "../../testdata/eval/sotu-requests.jsonl", t.TempDir(), 4)
+	gold := "../../testdata/eval/sotu-nuggets.jsonl"
+
+	stdout, stderr, code := runCmd(t, "train", "ranker", "--data", data, "--requests", reqs, "--nuggets", gold, "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"nugget ranker for the offline engine", "leave-one-request-out over 4 requests", "evidence", "dry run: nothing stored"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	// The default weights first, for comparison.
+	req := readRequestLine(t, reqs)
+	before := rankedQuestions(t, data, req)
+
+	stdout, stderr, code = runCmd(t, "train", "ranker", "--data", data, "--requests", reqs, "--nuggets", gold)
+	if code != 0 || !strings.Contains(stdout, "stored ranker 1; the offline engine ranks nuggets with it") {
+		t.Fatalf("train: exit %d: %s\n%s", code, stdout, stderr)
+	}
+	ctx := context.Background()
+	a, err := openApp(ctx, commonFlags{data: data, k1: 0.9, b: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.db.ActiveRanker(ctx, "offline engine")
+	a.Close()
+	if err != nil || m == nil || m.ID != 1 || m.Positives == 0 || !strings.Contains(m.TrainedOn, "sotu-nuggets.jsonl (4 requests") {
+		t.Fatalf("active ranker: %+v, %v", m, err)
+	}
+	after := rankedQuestions(t, data, req)
+	if strings.Join(before, "\n") == strings.Join(after, "\n") {
+		t.Errorf("the trained ranker kept the default weights' order of all %d nuggets", len(after))
+	}
+
+	// Stopping it puts the engine back on the default weights; an
+	// unknown id is refused.
+	if stdout, stderr, code := runCmd(t, "train", "ranker", "--data", data, "--stop", "1", "--list"); code != 0 || !strings.Contains(stdout, "ranker 1 is no longer used") {
+		t.Fatalf("--stop: exit %d: %s %s", code, stdout, stderr)
+	}
+	if again := rankedQuestions(t, data, req); strings.Join(again, "\n") != strings.Join(before, "\n") {
+		t.Error("after --stop the nuggets are not in the default weights' order")
+	}
+	if _, stderr, code := runCmd(t, "train", "ranker", "--data", data, "--use", "42"); code == 0 || !strings.Contains(stderr, "ranker 42: not found") {
+		t.Errorf("--use 42: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// readRequestLine parses the first request of a requests file.
+func readRequestLine(t *testing.T, path string) pipeline.Request {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _, err := parseRequest([]byte(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// rankedQuestions runs the offline engine on the data folder up to nugget
+// ranking and returns the kept nuggets' questions in rank order; it
+// checks that the run records the ranker it used.
+func rankedQuestions(t *testing.T, data string, req pipeline.Request) []string {
+	t.Helper()
+	ctx := context.Background()
+	a, err := openApp(ctx, commonFlags{data: data, k1: 0.9, b: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	engines, err := a.engines(modelFlags{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := a.db.ActiveRanker(ctx, "offline engine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engines[0].Pipeline.Generate(ctx, req, pipeline.DefaultSettings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(0)
+	if active != nil {
+		want = active.ID
+	}
+	if rep.Settings.Ranker != want {
+		t.Errorf("report records ranker %d, want %d", rep.Settings.Ranker, want)
+	}
+	var qs []string
+	for _, n := range rep.Nuggets {
+		qs = append(qs, n.Question)
+	}
+	return qs
+}
+
+func TestTrainRankerBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	reqs := firstLines(t, "../../testdata/eval/sotu-requests.jsonl", dir, 1)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no kind", []string{"train"}, 2, "train needs ranker"},
+		{"unknown kind", []string{"train", "reranker"}, 2, `unknown train kind "reranker"`},
+		{"no gold", []string{"train", "ranker", "--data", dir, "--requests", reqs}, 2, "one gold file for each requests file (got 1 and 0)"},
+		{"bad k", []string{"train", "ranker", "--data", dir, "--requests", reqs, "--nuggets", reqs, "--k", "0"}, 2, "--k is 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCmd(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d (want %d), stderr %q lacks %q", code, tc.code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// Labels of one class teach nothing: training says so and stores nothing.
+func TestTrainRankerOneClass(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the pipeline; skipped in -short mode")
+	}
+	data := preparedData(t, demoCorpus)
+	dir := t.TempDir()
+	reqs := firstLines(t, "../../testdata/eval/sotu-requests.jsonl", dir, 1)
+	// A gold nugget whose answer no nugget can hold.
+	gold := filepath.Join(dir, "gold.jsonl")
+	if err := os.WriteFile(gold, []byte(`{"request_id":"sotu-01","nugget_id":"x","question":"Which word?","answers":["zzqx unfindable"],"importance":"vital"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCmd(t, "train", "ranker", "--data", data, "--requests", reqs, "--nuggets", gold)
+	if code == 0 || !strings.Contains(stderr, "all of one class") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	ctx := context.Background()
+	a, err := openApp(ctx, commonFlags{data: data, k1: 0.9, b: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if all, err := a.db.Rankers(ctx); err != nil || len(all) != 0 {
+		t.Errorf("stored after a failed training: %+v, %v", all, err)
+	}
+}
