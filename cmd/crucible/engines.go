@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -195,6 +196,29 @@ func (m modelFlags) client(logger *slog.Logger) (*llm.OpenAI, error) {
 		BaseURL: m.url, APIKey: m.key, Model: m.model, Timeout: m.timeout,
 		MaxConcurrent: m.concurrency, MaxRetries: m.retries, Logger: logger,
 	})
+}
+
+// openEngine opens the data folder (building its index when the index is
+// empty) and returns it with the report engine the id names; the caller
+// closes the app.
+func openEngine(ctx context.Context, c commonFlags, m modelFlags, engineID string, logger *slog.Logger, stderr io.Writer) (*app, jobs.Engine, error) {
+	a, err := openApp(ctx, c)
+	if err != nil {
+		return nil, jobs.Engine{}, err
+	}
+	if err := a.ensureIndex(ctx, stderr); err != nil {
+		a.Close()
+		return nil, jobs.Engine{}, err
+	}
+	all, err := a.engines(m, logger)
+	if err == nil {
+		var eng jobs.Engine
+		if eng, err = pickEngine(all, engineID); err == nil {
+			return a, eng, nil
+		}
+	}
+	a.Close()
+	return nil, jobs.Engine{}, err
 }
 
 // pickEngine returns the engine with the id.

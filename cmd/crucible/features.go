@@ -73,22 +73,11 @@ func cmdFeatures(ctx context.Context, args []string, env envFunc, stdout, stderr
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, c)
+	a, eng, err := openEngine(ctx, c, m, *engineID, logger, stderr)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if err := a.ensureIndex(ctx, stderr); err != nil {
-		return err
-	}
-	all, err := a.engines(m, logger)
-	if err != nil {
-		return err
-	}
-	eng, err := pickEngine(all, *engineID)
-	if err != nil {
-		return err
-	}
 	limit := *concurrency
 	if limit == 0 {
 		limit = runtime.GOMAXPROCS(0)

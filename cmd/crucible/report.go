@@ -69,22 +69,11 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	logger, _ := newLogger(stderr, env.get("CRUCIBLE_LOG_LEVEL", "warn"))
-	a, err := openApp(ctx, c)
+	a, eng, err := openEngine(ctx, c, m, *engineID, logger, stderr)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if err := a.ensureIndex(ctx, stderr); err != nil {
-		return err
-	}
-	all, err := a.engines(m, logger)
-	if err != nil {
-		return err
-	}
-	eng, err := pickEngine(all, *engineID)
-	if err != nil {
-		return err
-	}
 	generate, label := eng.Pipeline.Generate, eng.Info.Label
 	if *baseline == "lead" {
 		// The lead baseline needs no model: it reads BM25 passages only.

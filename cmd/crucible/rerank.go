@@ -83,22 +83,11 @@ func cmdRerank(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return err
 	}
 	logger, _ := newLogger(stderr, env.get("CRUCIBLE_LOG_LEVEL", "warn"))
-	a, err := openApp(ctx, c)
+	a, eng, err := openEngine(ctx, c, m, *engineID, logger, stderr)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if err := a.ensureIndex(ctx, stderr); err != nil {
-		return err
-	}
-	all, err := a.engines(m, logger)
-	if err != nil {
-		return err
-	}
-	eng, err := pickEngine(all, *engineID)
-	if err != nil {
-		return err
-	}
 	if strings.EqualFold(strings.TrimSpace(*method), rerank.MethodCoRank) {
 		// CoRank keeps document features in SQLite (crucible features
 		// extracts them ahead; missing ones are extracted on demand).

@@ -89,22 +89,11 @@ func cmdTrainRanker(ctx context.Context, args []string, env envFunc, stdout, std
 		return fmt.Errorf("%w: --k is %d; it must be at least 1", errUsage, *k)
 	}
 	logger, _ := newLogger(stderr, env.get("CRUCIBLE_LOG_LEVEL", "warn"))
-	a, err := openApp(ctx, c)
+	a, eng, err := openEngine(ctx, c, m, *engineID, logger, stderr)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if err := a.ensureIndex(ctx, stderr); err != nil {
-		return err
-	}
-	all, err := a.engines(m, logger)
-	if err != nil {
-		return err
-	}
-	eng, err := pickEngine(all, *engineID)
-	if err != nil {
-		return err
-	}
 	if eng.Check != nil {
 		if err := eng.Check(ctx); err != nil {
 			return err
