@@ -196,11 +196,23 @@ var intSettings = []struct {
 	{views.FieldConcurrency, func(s *pipeline.Settings) *int { return &s.Concurrency }},
 }
 
+// ruleSettings are the form's switches of pipeline.Heuristics and where
+// they go.
+var ruleSettings = []struct {
+	name string
+	ptr  func(*pipeline.Settings) **bool
+}{
+	{views.FieldPreferPeriod, func(s *pipeline.Settings) **bool { return &s.PreferPeriod }},
+	{views.FieldPassageScores, func(s *pipeline.Settings) **bool { return &s.PassageScores }},
+	{views.FieldSpreadSources, func(s *pipeline.Settings) **bool { return &s.SpreadSources }},
+}
+
 // parseReportForm reads a new-report form. Text is trimmed, with CRLF line
 // breaks (as browsers send them) made LF. A number field that is absent
 // takes its default (pipeline.DefaultSettings, views.DefaultReportLimit),
 // so a client may post only the request; one that is present but empty or
-// not a number is an error. An absent engine means the default (first)
+// not a number is an error. A rule of pipeline.Heuristics is "on", "off"
+// or empty (the engine's default). An absent engine means the default (first)
 // engine; one the portal does not offer is an error. The checkbox "verify"
 // is on for "1", "on", "true" and "yes".
 func parseReportForm(form url.Values, engines []pipeline.EngineInfo) reportSubmission {
@@ -262,6 +274,18 @@ func parseReportForm(form url.Values, engines []pipeline.EngineInfo) reportSubmi
 		}
 	}
 	sub.Settings.ConfidenceThreshold = threshold
+	for _, f := range ruleSettings {
+		v := strings.ToLower(strings.TrimSpace(form.Get(f.name)))
+		sub.Values[f.name] = v
+		switch v {
+		case "":
+		case "on", "off":
+			on := v == "on"
+			*f.ptr(&sub.Settings) = &on
+		default:
+			sub.Errors[f.name] = fmt.Sprintf("must be on, off, or empty for the engine's default, not %q", v)
+		}
+	}
 	sub.Settings.Verify = parseFlag(form.Get(views.FieldVerify))
 	sub.Settings.Reranker = strings.TrimSpace(form.Get(views.FieldReranker))
 

@@ -149,6 +149,56 @@ type Settings struct {
 	// (pipeline.RankerModel; 0: DefaultWeights). The run sets it from the
 	// engine's active ranker; what a request asks for is ignored.
 	Ranker int64 `json:",omitempty"`
+	// PreferPeriod, PassageScores and SpreadSources switch the rules
+	// Crucible adds to the papers' method (see Heuristics); nil takes the
+	// engine's default, and a run records what it used.
+	PreferPeriod  *bool `json:",omitempty"`
+	PassageScores *bool `json:",omitempty"`
+	SpreadSources *bool `json:",omitempty"`
+}
+
+// Heuristics are the retrieval and ranking rules Crucible adds to the
+// method of DESIGN §5. They were measured with the offline engine only, so
+// each engine has its own defaults: none with a model (the papers'
+// behaviour), those measured to help on more than one evaluation set with
+// the offline engine.
+type Heuristics struct {
+	// PreferPeriod: when the request names a period ("1812-1815", "the
+	// 1970s"), the documents dated in it among the best thousand that
+	// match join the retrieved ones and their retrieval scores are
+	// tripled; the evidence of nuggets drawn from documents outside it is
+	// scaled down as much.
+	PreferPeriod bool
+	// PassageScores: a document's retrieval score is the decayed sum of
+	// its best three passage scores rather than its best one (MaxP).
+	PassageScores bool
+	// SpreadSources: among the kept nuggets, one source document gives at
+	// most two before every other source has had its turn.
+	SpreadSources bool
+}
+
+// Heuristics returns the rules the settings switch on, def filling those
+// left to the engine's default.
+func (s Settings) Heuristics(def Heuristics) Heuristics {
+	pick := func(v *bool, d bool) bool {
+		if v == nil {
+			return d
+		}
+		return *v
+	}
+	return Heuristics{
+		PreferPeriod:  pick(s.PreferPeriod, def.PreferPeriod),
+		PassageScores: pick(s.PassageScores, def.PassageScores),
+		SpreadSources: pick(s.SpreadSources, def.SpreadSources),
+	}
+}
+
+// WithHeuristics returns the settings with every rule set explicitly: as
+// the settings choose, else as def.
+func (s Settings) WithHeuristics(def Heuristics) Settings {
+	h := s.Heuristics(def)
+	s.PreferPeriod, s.PassageScores, s.SpreadSources = &h.PreferPeriod, &h.PassageScores, &h.SpreadSources
+	return s
 }
 
 // DefaultSettings are the defaults of DESIGN §5.

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -73,5 +74,35 @@ func TestReportLengthAndUsage(t *testing.T) {
 	u.Add(pipeline.ModelResponse{PromptTokens: 10, CompletionTokens: 2, Cached: true})
 	if u != (pipeline.Usage{Calls: 2, CacheHits: 1, PromptTokens: 20, CompletionTokens: 4}) {
 		t.Errorf("usage = %+v", u)
+	}
+}
+
+func TestSettingsHeuristics(t *testing.T) {
+	on, off := true, false
+	def := pipeline.Heuristics{PreferPeriod: true}
+	s := pipeline.DefaultSettings()
+	if got := s.Heuristics(def); got != def {
+		t.Errorf("unset rules = %+v, want the engine's %+v", got, def)
+	}
+	s.PreferPeriod, s.SpreadSources = &off, &on
+	if got, want := s.Heuristics(def), (pipeline.Heuristics{SpreadSources: true}); got != want {
+		t.Errorf("chosen rules = %+v, want %+v", got, want)
+	}
+	r := pipeline.DefaultSettings().WithHeuristics(def)
+	if r.PreferPeriod == nil || !*r.PreferPeriod || r.PassageScores == nil || *r.PassageScores || r.SpreadSources == nil {
+		t.Errorf("WithHeuristics left %+v", r)
+	}
+	// Settings stored before the rules existed read as the engine's
+	// default, and unset rules are not written.
+	var old pipeline.Settings
+	if err := json.Unmarshal([]byte(`{"Retrieve":100,"KeepNuggets":20}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if old.PreferPeriod != nil || old.PassageScores != nil || old.SpreadSources != nil {
+		t.Errorf("old settings decode with rules set: %+v", old)
+	}
+	b, _ := json.Marshal(pipeline.DefaultSettings())
+	if strings.Contains(string(b), "PreferPeriod") {
+		t.Errorf("unset rule written: %s", b)
 	}
 }

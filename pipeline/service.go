@@ -7,6 +7,9 @@ type EngineInfo struct {
 	ID      string // "offline" or "openai"
 	Label   string // shown in the UI and exports: "offline engine", a model name
 	Offline bool
+	// Defaults are the engine's rules where a request's settings leave
+	// them to it (Settings.Heuristics).
+	Defaults Heuristics
 }
 
 // ReportService queues and controls report jobs. The web pages and the

@@ -260,7 +260,7 @@ func settingRows(s pipeline.Settings) []settingRow {
 	if s.Verify {
 		verify = "yes"
 	}
-	return []settingRow{
+	rows := []settingRow{
 		{Label: fieldLabel(FieldRetrieve), Value: strconv.Itoa(s.Retrieve)},
 		{Label: fieldLabel(FieldIdeationDocs), Value: strconv.Itoa(s.IdeationDocs)},
 		{Label: fieldLabel(FieldNuggetsPerDoc), Value: strconv.Itoa(s.NuggetsPerDoc)},
@@ -272,4 +272,12 @@ func settingRows(s pipeline.Settings) []settingRow {
 		{Label: fieldLabel(FieldConcurrency), Value: strconv.Itoa(s.Concurrency)},
 		{Label: fieldLabel(FieldVerify), Value: verify},
 	}
+	for _, f := range ruleFields {
+		v := SwitchValue(f.Setting(s))
+		if v == "" {
+			v = "the engine's default"
+		}
+		rows = append(rows, settingRow{Label: f.Label, Value: v})
+	}
+	return rows
 }

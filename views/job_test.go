@@ -154,3 +154,23 @@ func TestReportFormErrorList(t *testing.T) {
 		t.Errorf("errorList (-want +got):\n%s", diff)
 	}
 }
+
+func TestSettingRowsNameTheRules(t *testing.T) {
+	on := true
+	s := pipeline.DefaultSettings()
+	s.SpreadSources = &on
+	got := map[string]string{}
+	for _, r := range settingRows(s) {
+		got[r.Label] = r.Value
+	}
+	want := map[string]string{
+		"Prefer the request's period":            "the engine's default",
+		"Score documents by their best passages": "the engine's default",
+		"Spread nuggets over documents":          "on",
+	}
+	for label, v := range want {
+		if got[label] != v {
+			t.Errorf("%s = %q, want %q", label, got[label], v)
+		}
+	}
+}

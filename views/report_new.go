@@ -28,6 +28,9 @@ const (
 	FieldConcurrency         = "concurrency"
 	FieldVerify              = "verify"
 	FieldReranker            = "reranker"
+	FieldPreferPeriod        = "prefer_period"
+	FieldPassageScores       = "passage_scores"
+	FieldSpreadSources       = "spread_sources"
 )
 
 // DefaultReportLimit is the report length, in characters, the form
@@ -113,6 +116,65 @@ var settingFields = []formField{
 	{Name: FieldConcurrency, Label: "Model calls at once", Help: "How many model calls the job may have in flight.", InputMode: "numeric"},
 }
 
+// ruleField describes one rule of pipeline.Heuristics the form can switch
+// on or off, or leave to the engine (value "").
+type ruleField struct {
+	Name  string
+	Label string
+	Help  string
+	// Of picks the rule from an engine's defaults, Setting from a job's
+	// settings (nil: left to the engine).
+	Of      func(pipeline.Heuristics) bool
+	Setting func(pipeline.Settings) *bool
+}
+
+// ruleFields are the retrieval and ranking rules Crucible adds to the
+// papers' method.
+var ruleFields = []ruleField{
+	{Name: FieldPreferPeriod, Label: "Prefer the request's period",
+		Help:    "When the title or problem statement names a period (\"1812-1815\", \"the 1970s\"), the documents dated in it are added to those retrieved and their scores tripled.",
+		Of:      func(h pipeline.Heuristics) bool { return h.PreferPeriod },
+		Setting: func(s pipeline.Settings) *bool { return s.PreferPeriod }},
+	{Name: FieldPassageScores, Label: "Score documents by their best passages",
+		Help:    "A document scores the decayed sum of its three best passages instead of its best one (MaxP), so one that treats the subject at length ranks higher.",
+		Of:      func(h pipeline.Heuristics) bool { return h.PassageScores },
+		Setting: func(s pipeline.Settings) *bool { return s.PassageScores }},
+	{Name: FieldSpreadSources, Label: "Spread nuggets over documents",
+		Help:    "Among the kept nuggets, one document gives at most two before every other document has had its turn.",
+		Of:      func(h pipeline.Heuristics) bool { return h.SpreadSources },
+		Setting: func(s pipeline.Settings) *bool { return s.SpreadSources }},
+}
+
+// engineDefault describes a rule's default on each engine: "Engine
+// default (on for offline engine, off for gpt-4o)".
+func engineDefault(engines []pipeline.EngineInfo, f ruleField) string {
+	var parts []string
+	for _, e := range engines {
+		parts = append(parts, onOff(f.Of(e.Defaults))+" for "+e.Label)
+	}
+	if len(parts) == 0 {
+		return "Engine default"
+	}
+	return "Engine default (" + strings.Join(parts, ", ") + ")"
+}
+
+// onOff words a switch.
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// SwitchValue is a rule's form value: "" for the engine's default, else
+// "on" or "off".
+func SwitchValue(v *bool) string {
+	if v == nil {
+		return ""
+	}
+	return onOff(*v)
+}
+
 // fieldLabels names every field for error messages.
 var fieldLabels = func() map[string]string {
 	m := map[string]string{
@@ -126,6 +188,9 @@ var fieldLabels = func() map[string]string {
 		FieldReranker:         "Reranker",
 	}
 	for _, f := range settingFields {
+		m[f.Name] = f.Label
+	}
+	for _, f := range ruleFields {
 		m[f.Name] = f.Label
 	}
 	return m
@@ -215,6 +280,11 @@ func (f ReportForm) advancedOpen() bool {
 	}
 	for _, sf := range settingFields {
 		if _, bad := f.Errors[sf.Name]; bad {
+			return true
+		}
+	}
+	for _, rf := range ruleFields {
+		if _, bad := f.Errors[rf.Name]; bad {
 			return true
 		}
 	}

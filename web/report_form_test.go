@@ -53,6 +53,9 @@ func validForm() url.Values {
 		"sentences_per_nugget": {"2"},
 		"concurrency":          {"8"},
 		"verify":               {"1"},
+		"prefer_period":        {"off"},
+		"passage_scores":       {""},
+		"spread_sources":       {"on"},
 	}
 }
 
@@ -126,7 +129,39 @@ func TestNewReportFormLabelsAnOfflineEngine(t *testing.T) {
 	}
 }
 
+func TestNewReportFormRules(t *testing.T) {
+	s := newReportServer(t, nil, web.Config{})
+	s.svc.engines = []pipeline.EngineInfo{
+		{ID: "openai", Label: "Llama-3.3-70B"},
+		{ID: "offline", Label: "offline engine", Offline: true, Defaults: pipeline.Heuristics{PassageScores: true}},
+	}
+	doc := parseHTML(t, s.get(t, "/reports/new"))
+	if n := byTestID(doc, "settings").Find(`[data-testid="rule-field"]`).Length(); n != 3 {
+		t.Fatalf("%d rule fields in the settings, want 3", n)
+	}
+	for name, want := range map[string]string{
+		"prefer_period":  "Engine default (off for Llama-3.3-70B, off for offline engine)",
+		"passage_scores": "Engine default (off for Llama-3.3-70B, on for offline engine)",
+		"spread_sources": "Engine default (off for Llama-3.3-70B, off for offline engine)",
+	} {
+		sel := byTestID(doc, "field-"+name).Find("option[selected]")
+		if v, _ := sel.Attr("value"); v != "" || strings.TrimSpace(sel.Text()) != want {
+			t.Errorf("%s: selected option %q %q, want the engine default %q", name, v, sel.Text(), want)
+		}
+	}
+	// A choice comes back selected after a rejected submission.
+	form := validForm()
+	form.Set("title", "")
+	doc = parseHTML(t, s.postForm(t, "/reports", form))
+	for name, want := range map[string]string{"prefer_period": "off", "passage_scores": "", "spread_sources": "on"} {
+		if v, _ := byTestID(doc, "field-"+name).Find("option[selected]").Attr("value"); v != want {
+			t.Errorf("%s keeps %q, want %q", name, v, want)
+		}
+	}
+}
+
 func TestCreateReport(t *testing.T) {
+	on, off := true, false
 	s := newReportServer(t, nil, web.Config{})
 	rec := s.postForm(t, "/reports", validForm())
 	wantStatus(t, rec, http.StatusSeeOther)
@@ -144,6 +179,7 @@ func TestCreateReport(t *testing.T) {
 		Settings: pipeline.Settings{
 			Retrieve: 50, IdeationDocs: 10, NuggetsPerDoc: 4, TargetNuggets: 30, KeepNuggets: 12,
 			ScanCandidates: 2, ConfidenceThreshold: 0.65, SentencesPerNugget: 2, Verify: true, Concurrency: 8,
+			PreferPeriod: &off, SpreadSources: &on,
 		},
 		Engine: "openai",
 	}}
@@ -239,6 +275,12 @@ func TestCreateReportRejected(t *testing.T) {
 			edit:         func(v url.Values) { v.Set("confidence_threshold", "NaN") },
 			wantErrors:   map[string]string{"confidence_threshold": "Confidence threshold must be a number from 0 to 1, such as 0.5."},
 			wantValues:   map[string]string{"confidence_threshold": "NaN"},
+			wantAdvanced: true,
+		},
+		{
+			name:         "a rule neither on nor off",
+			edit:         func(v url.Values) { v.Set("spread_sources", "sometimes") },
+			wantErrors:   map[string]string{"spread_sources": `Spread nuggets over documents must be on, off, or empty for the engine's default, not "sometimes".`},
 			wantAdvanced: true,
 		},
 		{

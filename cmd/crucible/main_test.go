@@ -601,3 +601,40 @@ func TestIngestSkipsDocumentsWithTooManyPassages(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 }
+
+func TestReportRuleFlags(t *testing.T) {
+	t.Parallel()
+	data, out := preparedData(t, sampleCorpus), t.TempDir()
+	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
+	os.WriteFile(reqs, []byte(`{"request_id":"rf-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":700}`+"\n"), 0o644)
+	_, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--spread-sources", "sometimes")
+	if code != 2 || !strings.Contains(stderr, `"sometimes" is neither on nor off`) || !strings.Contains(stderr, "-spread-sources") {
+		t.Errorf("bad switch: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out,
+		"--prefer-period", "off", "--passage-scores", "on", "--spread-sources", "yes"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "rf-1.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSwitchFlag(t *testing.T) {
+	var p *bool
+	f := switchFlag{&p}
+	if f.String() != "" {
+		t.Errorf("unset switch reads %q", f.String())
+	}
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{{"on", "on"}, {"OFF", "off"}, {"true", "on"}, {"0", "off"}} {
+		if err := f.Set(tc.in); err != nil || f.String() != tc.want {
+			t.Errorf("Set(%q): %v, reads %q, want %q", tc.in, err, f.String(), tc.want)
+		}
+	}
+	if err := f.Set("maybe"); err == nil {
+		t.Error("Set(maybe) succeeded")
+	}
+}

@@ -45,6 +45,9 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.IntVar(&s.IdeationDocs, "ideation-docs", s.IdeationDocs, "documents nuggets are drawn from (D)")
 	fs.IntVar(&s.KeepNuggets, "keep-nuggets", s.KeepNuggets, "nuggets kept after ranking")
 	fs.StringVar(&s.Reranker, "reranker", s.Reranker, "rerank the retrieved documents before ideation: "+strings.Join(rerank.Methods(), ", ")+" (default: none)")
+	fs.Var(switchFlag{&s.PreferPeriod}, "prefer-period", "on or off: add and favour the documents dated in a period the request names (default: the engine's; docs/pipeline.md)")
+	fs.Var(switchFlag{&s.PassageScores}, "passage-scores", "on or off: score a document by its best three passages, not its best one (default: the engine's)")
+	fs.Var(switchFlag{&s.SpreadSources}, "spread-sources", "on or off: keep at most two nuggets of one document before the others have their turn (default: the engine's)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--baseline lead]")
 		fs.PrintDefaults()
@@ -192,4 +195,38 @@ func writeFileAtomic(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// switchFlag is an on/off flag that may be left unset (nil: the engine's
+// default), for the rules of pipeline.Heuristics.
+type switchFlag struct{ p **bool }
+
+func (f switchFlag) String() string {
+	if f.p == nil || *f.p == nil {
+		return ""
+	}
+	if **f.p {
+		return "on"
+	}
+	return "off"
+}
+
+func (f switchFlag) Set(v string) error {
+	on, ok := parseSwitch(v)
+	if !ok {
+		return fmt.Errorf("%q is neither on nor off", v)
+	}
+	*f.p = &on
+	return nil
+}
+
+// parseSwitch reads on/off (also true/false, yes/no, 1/0).
+func parseSwitch(v string) (on, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1":
+		return true, true
+	case "off", "false", "no", "0":
+		return false, true
+	}
+	return false, false
 }

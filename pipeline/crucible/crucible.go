@@ -109,7 +109,19 @@ type Engine struct {
 	// named (Name), or nil: the rank stage then scores nuggets with
 	// pipeline.DefaultWeights. nil: always the default weights.
 	Ranker func(ctx context.Context, engine string) (*pipeline.RankerModel, error)
+	// Defaults are the rules of pipeline.Heuristics a request's settings
+	// leave to the engine: OfflineHeuristics for the offline engine, none
+	// (the zero value, the papers' method) with a model.
+	Defaults pipeline.Heuristics
 }
+
+// OfflineHeuristics are the offline engine's defaults: the rules that,
+// switched on, were measured to raise nugget recall or the on-topic share
+// without lowering the other on more than one of the three evaluation sets
+// (docs/pipeline.md, "Rules added to the papers"). Only the period
+// preference passed; scoring documents by three passages helped one set,
+// and spreading nuggets over documents lowered recall on all three.
+var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true}
 
 // RerankObserver is an optional Observer extension that receives the
 // rerank stage's record.
@@ -138,10 +150,12 @@ func (e *StageError) Unwrap() error { return e.Err }
 
 // run is the state of one report run.
 type run struct {
-	e        *Engine
-	req      pipeline.Request
-	info     prompts.RequestInfo
-	s        pipeline.Settings
+	e    *Engine
+	req  pipeline.Request
+	info prompts.RequestInfo
+	s    pipeline.Settings
+	// h are the rules of pipeline.Heuristics in force (s records them).
+	h        pipeline.Heuristics
 	obs      Observer
 	model    *meter
 	stage    string
@@ -610,7 +624,7 @@ func (r *run) retrieve(ctx context.Context) ([]pipeline.RetrievedDoc, error) {
 func (r *run) searchDocs(ctx context.Context, q string) ([]pipeline.Hit, error) {
 	periods := pipeline.RequestPeriods(r.req.Title + "\n" + r.req.ProblemStatement)
 	dl, ok := r.e.Store.(pipeline.DateLister)
-	if len(periods) == 0 || !ok {
+	if len(periods) == 0 || !ok || !r.h.PreferPeriod {
 		res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: r.s.Retrieve, Docs: true})
 		return res.Hits, err
 	}
@@ -678,7 +692,7 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 			r.passageRank[pipeline.PassageID(h.DocID, h.Ordinal)] = i
 		}
 		i := seen[h.DocID]
-		if i >= passagesPerDoc {
+		if i >= passagesPerDoc || (i > 0 && !r.h.PassageScores) {
 			continue
 		}
 		seen[h.DocID] = i + 1
@@ -745,6 +759,9 @@ func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipe
 	}
 	if len(in) > 0 {
 		r.inPeriod = in
+	}
+	if !r.h.PreferPeriod {
+		return nil
 	}
 	for i := range hits {
 		if in[hits[i].DocID] {

@@ -164,7 +164,7 @@ func words(s string) []string {
 }
 
 func newEngine(c *memCorpus, m pipeline.Model) *Engine {
-	return &Engine{Searcher: c, Store: c, Model: m, Terms: words,
+	return &Engine{Searcher: c, Store: c, Model: m, Terms: words, Defaults: allRules,
 		SentenceKey: func(s string) string { return strings.Join(words(s), " ") }, Name: "scripted model"}
 }
 

@@ -84,7 +84,7 @@ func (r *run) evidence(ctx context.Context, n pipeline.Nugget) (float64, error) 
 				proximity = math.Max(0, 1-float64(s.rank)/evidencePassages)
 			}
 			v := (subject + evidenceFiguresWeight*concrete + proximity) / (2 + evidenceFiguresWeight)
-			if r.inPeriod != nil && !r.inPeriod[id] {
+			if r.h.PreferPeriod && r.inPeriod != nil && !r.inPeriod[id] {
 				v *= outOfPeriodFactor
 			}
 			best = math.Max(best, v)

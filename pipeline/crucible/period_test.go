@@ -76,7 +76,7 @@ func TestPreferPeriod(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &datedStore{dates: dates}
-			r := &run{e: &Engine{Searcher: passageSearcher{hits()}, Store: st}, req: tt.req}
+			r := &run{h: allRules, e: &Engine{Searcher: passageSearcher{hits()}, Store: st}, req: tt.req}
 			ds := docs()
 			if err := r.rerankByPassages(context.Background(), "q", ds); err != nil {
 				t.Fatal(err)
@@ -107,7 +107,7 @@ func TestPreferPeriod(t *testing.T) {
 
 func TestPreferPeriodAsksOnceForEachDocument(t *testing.T) {
 	st := &datedStore{dates: map[string]string{}}
-	r := &run{e: &Engine{Searcher: passageSearcher{[]pipeline.Hit{{DocID: "a", Score: 2}, {DocID: "a", Ordinal: 1, Score: 1}}}, Store: st},
+	r := &run{h: allRules, e: &Engine{Searcher: passageSearcher{[]pipeline.Hit{{DocID: "a", Score: 2}, {DocID: "a", Ordinal: 1, Score: 1}}}, Store: st},
 		req: pipeline.Request{Title: "t", ProblemStatement: "from 1929 to 1939"}}
 	if err := r.rerankByPassages(context.Background(), "q", []pipeline.RetrievedDoc{{Rank: 1, DocID: "a"}, {Rank: 2, DocID: "b"}}); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestPreferPeriodAsksOnceForEachDocument(t *testing.T) {
 
 func TestPreferPeriodStoreErrorStopsRetrieval(t *testing.T) {
 	st := &datedStore{err: errors.New("database is locked")}
-	r := &run{e: &Engine{Searcher: passageSearcher{[]pipeline.Hit{{DocID: "a", Score: 1}}}, Store: st},
+	r := &run{h: allRules, e: &Engine{Searcher: passageSearcher{[]pipeline.Hit{{DocID: "a", Score: 1}}}, Store: st},
 		req: pipeline.Request{Title: "t", ProblemStatement: "the 1970s"}}
 	err := r.rerankByPassages(context.Background(), "q", []pipeline.RetrievedDoc{{Rank: 1, DocID: "a"}})
 	if err == nil || !strings.Contains(err.Error(), "database is locked") {
@@ -175,7 +175,7 @@ func TestSearchDocsAddsTheDocumentsOfThePeriod(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &docSearcher{docs: order}
-			r := &run{e: &Engine{Searcher: s, Store: tt.store}, req: tt.req, s: pipeline.Settings{Retrieve: 2}}
+			r := &run{h: allRules, e: &Engine{Searcher: s, Store: tt.store}, req: tt.req, s: pipeline.Settings{Retrieve: 2}}
 			hits, err := r.searchDocs(context.Background(), "war")
 			if err != nil {
 				t.Fatal(err)
@@ -193,7 +193,7 @@ func TestSearchDocsAddsTheDocumentsOfThePeriod(t *testing.T) {
 		})
 	}
 	st := &datedStore{err: errors.New("database is locked")}
-	r := &run{e: &Engine{Searcher: &docSearcher{docs: order}, Store: st}, req: tests[0].req, s: pipeline.Settings{Retrieve: 2}}
+	r := &run{h: allRules, e: &Engine{Searcher: &docSearcher{docs: order}, Store: st}, req: tests[0].req, s: pipeline.Settings{Retrieve: 2}}
 	if _, err := r.searchDocs(context.Background(), "war"); err == nil || !strings.Contains(err.Error(), "database is locked") {
 		t.Errorf("err = %v, want the store's error", err)
 	}
@@ -241,7 +241,7 @@ func TestTitlePeriodScope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &run{e: &Engine{Searcher: passageSearcher{hits}, Store: &datedStore{dates: dates}}, req: tt.req}
+			r := &run{h: allRules, e: &Engine{Searcher: passageSearcher{hits}, Store: &datedStore{dates: dates}}, req: tt.req}
 			ds := docs()
 			if err := r.rerankByPassages(context.Background(), "q", ds); err != nil {
 				t.Fatal(err)
@@ -259,7 +259,7 @@ func TestTitlePeriodScope(t *testing.T) {
 	}
 	// Nothing dated in the title's period: every candidate is kept, and
 	// the problems say so.
-	r := &run{e: &Engine{Searcher: passageSearcher{hits}, Store: &datedStore{dates: dates}}, req: pipeline.Request{Title: "Tariffs, 1900-1910"}}
+	r := &run{h: allRules, e: &Engine{Searcher: passageSearcher{hits}, Store: &datedStore{dates: dates}}, req: pipeline.Request{Title: "Tariffs, 1900-1910"}}
 	ds := docs()
 	if err := r.rerankByPassages(context.Background(), "q", ds); err != nil {
 		t.Fatal(err)

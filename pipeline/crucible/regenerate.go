@@ -13,7 +13,7 @@ import (
 // newRun prepares a run of the engine for one request outside Generate.
 func (e *Engine) newRun(req pipeline.Request, s pipeline.Settings) *run {
 	return &run{
-		e: e, req: req, s: s, obs: nopObserver{},
+		e: e, req: req, s: s.WithHeuristics(e.Defaults), h: s.Heuristics(e.Defaults), obs: nopObserver{},
 		info: prompts.RequestInfo{ID: req.ID, Title: req.Title, Background: req.Background,
 			ProblemStatement: req.ProblemStatement, Limit: req.Limit},
 		model:     &meter{next: e.Model},

@@ -172,8 +172,8 @@ func (r *run) merge(ctx context.Context, ns []pipeline.Nugget) ([]pipeline.Nugge
 
 // rank scores each canonical nugget's quality features (the model's
 // judgements, the text measures and the retrieval evidence), fuses quality with
-// popularity, spreads the kept places over documents (see
-// spreadOverDocuments), keeps the top nuggets and stores every nugget
+// popularity, spreads the kept places over documents when the rule is on
+// (see keepOrder), keeps the top nuggets and stores every nugget
 // (merged-away paraphrases too, with popularity 0) for the nugget bank.
 func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pipeline.Nugget, error) {
 	r.enter(StageRank, len(canonical))
@@ -218,7 +218,7 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 	if err != nil {
 		return nil, err
 	}
-	ranked := spreadOverDocuments(pipeline.RankNuggets(canonical, 0), r.s.KeepNuggets)
+	ranked := r.keepOrder(pipeline.RankNuggets(canonical, 0))
 	kept := ranked
 	if len(kept) > r.s.KeepNuggets {
 		kept = kept[:r.s.KeepNuggets]
@@ -244,6 +244,15 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 		return nil, err
 	}
 	return kept, nil
+}
+
+// keepOrder is the order nuggets are kept in: their rank, spread over
+// their source documents when Heuristics.SpreadSources is on.
+func (r *run) keepOrder(ranked []pipeline.Nugget) []pipeline.Nugget {
+	if !r.h.SpreadSources {
+		return ranked
+	}
+	return spreadOverDocuments(ranked, r.s.KeepNuggets)
 }
 
 // spreadOverDocuments reorders ranked nuggets so that the first keep of

@@ -30,7 +30,7 @@ func TestRerankByPassages(t *testing.T) {
 		{DocID: "twice", Score: 5},
 		{DocID: "twice", Score: 4},
 	}
-	r := &run{e: &Engine{Searcher: passageSearcher{hits}}}
+	r := &run{h: allRules, e: &Engine{Searcher: passageSearcher{hits}}}
 	docs := []pipeline.RetrievedDoc{
 		{Rank: 1, DocID: "once", Score: 10},
 		{Rank: 2, DocID: "often", Score: 9},
@@ -109,7 +109,7 @@ func TestScanOrderPrefersOwnSource(t *testing.T) {
 	terms := func(s string) []string {
 		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == '.' || r == '?' })
 	}
-	r := &run{e: &Engine{Store: c, Terms: terms}, docs: map[string]pipeline.Document{}, passages: map[string][]pipeline.Passage{}}
+	r := &run{h: allRules, e: &Engine{Store: c, Terms: terms}, docs: map[string]pipeline.Document{}, passages: map[string][]pipeline.Passage{}}
 	ret := []pipeline.RetrievedDoc{{Rank: 1, DocID: "d1"}, {Rank: 2, DocID: "d2"}}
 	ng := pipeline.Nugget{ID: "n2.1", Question: "The canal treaty was signed in what year?", Answer: "1903", Sources: []string{"d2"}}
 	got, err := r.scanOrder(context.Background(), ng, ret, func(p pipeline.Passage) map[string]bool { return r.termSet(p.Text) })
