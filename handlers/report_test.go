@@ -174,7 +174,7 @@ func TestParseReportForm(t *testing.T) {
 				"limit":                "must be a whole number, such as 2000",
 				"retrieve":             "is required",
 				"scan_candidates":      "must be a whole number, such as 3",
-				"confidence_threshold": "must be a number from 0 to 1, such as 0.5",
+				"confidence_threshold": "must be a number from 0 to 1, such as 0.6 (0 sets it from the run's own confidences)",
 				"sentences_per_nugget": "must be a whole number, such as 1",
 			},
 			wantEngine: "offline",

@@ -134,9 +134,9 @@ func (h *Reports) Create(c echo.Context) error {
 	engines := h.Service.Engines()
 	sub := parseReportForm(form, engines)
 	vm := views.ReportForm{
-		Site:    h.Site.WithActive(views.NavNewReport),
-		Values:  sub.Values,
-		Verify:  sub.Settings.Verify,
+		Site:   h.Site.WithActive(views.NavNewReport),
+		Values: sub.Values,
+		Verify: sub.Settings.Verify, FullScan: sub.Settings.FullScan,
 		Engine:  sub.Engine,
 		Engines: engines,
 		// What the user chose is shown again even if the service no
@@ -268,7 +268,7 @@ func parseReportForm(form url.Values, engines []pipeline.EngineInfo) reportSubmi
 		case v == "":
 			sub.Errors[views.FieldConfidenceThreshold] = "is required"
 		case err != nil || math.IsNaN(x) || math.IsInf(x, 0):
-			sub.Errors[views.FieldConfidenceThreshold] = fmt.Sprintf("must be a number from 0 to 1, such as %g", threshold)
+			sub.Errors[views.FieldConfidenceThreshold] = "must be a number from 0 to 1, such as 0.6 (0 sets it from the run's own confidences)"
 		default:
 			threshold = x
 		}
@@ -287,6 +287,7 @@ func parseReportForm(form url.Values, engines []pipeline.EngineInfo) reportSubmi
 		}
 	}
 	sub.Settings.Verify = parseFlag(form.Get(views.FieldVerify))
+	sub.Settings.FullScan = parseFlag(form.Get(views.FieldFullScan))
 	sub.Settings.Reranker = strings.TrimSpace(form.Get(views.FieldReranker))
 
 	sub.Engine = strings.TrimSpace(form.Get(views.FieldEngine))

@@ -130,10 +130,18 @@ type Settings struct {
 	TargetNuggets int
 	// KeepNuggets is the number of ranked nuggets kept for scanning.
 	KeepNuggets int
-	// ScanCandidates stops scanning a nugget once this many candidates at
-	// or above ConfidenceThreshold are found (early stopping).
+	// ScanCandidates stops scanning a nugget once this many candidates
+	// that state its answer reach the confidence threshold (early
+	// stopping): ConfidenceThreshold when above 0; at 0 the run sets it
+	// from its own confidences (CalibratedThreshold records the value).
 	ScanCandidates      int
 	ConfidenceThreshold float64
+	// CalibratedThreshold is the threshold a run with ConfidenceThreshold
+	// 0 set for itself; what a request asks for is ignored.
+	CalibratedThreshold float64 `json:",omitempty"`
+	// FullScan reads every passage of the report's documents for every
+	// kept nugget, with no early stopping (the papers' schedule).
+	FullScan bool `json:",omitempty"`
 	// SentencesPerNugget is k of the selection: sentences taken per nugget.
 	SentencesPerNugget int
 	// Verify runs the support and coverage checks (Crucible-Verified).
@@ -210,7 +218,7 @@ func DefaultSettings() Settings {
 		TargetNuggets:       60,
 		KeepNuggets:         20,
 		ScanCandidates:      3,
-		ConfidenceThreshold: 0.5,
+		ConfidenceThreshold: 0,
 		SentencesPerNugget:  1,
 		Verify:              false,
 		Concurrency:         16,
@@ -347,6 +355,16 @@ type Report struct {
 	// Problems are the failures the run tolerated (an unparsable model
 	// answer, a fallback taken), for logs; they are not stored.
 	Problems []string
+	// Scanned counts the passages the scan stage read against the papers'
+	// full schedule (every kept nugget × every passage of the report's
+	// documents); for logs and benchmarks, not stored.
+	Scanned ScanCount
+}
+
+// ScanCount is what a scan read: Read passage extractions of Schedule,
+// the full scan's.
+type ScanCount struct {
+	Read, Schedule int
 }
 
 // Length is the report's length in characters as the limit counts it:

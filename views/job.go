@@ -248,6 +248,14 @@ type JobRow struct {
 	Engine EngineLabel
 }
 
+// yesNo words a flag.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
 // settingRow is one row of a settings table.
 type settingRow struct {
 	Label string
@@ -256,10 +264,6 @@ type settingRow struct {
 
 // settingRows lists settings with the new-report form's labels.
 func settingRows(s pipeline.Settings) []settingRow {
-	verify := "no"
-	if s.Verify {
-		verify = "yes"
-	}
 	rows := []settingRow{
 		{Label: fieldLabel(FieldRetrieve), Value: strconv.Itoa(s.Retrieve)},
 		{Label: fieldLabel(FieldIdeationDocs), Value: strconv.Itoa(s.IdeationDocs)},
@@ -270,7 +274,11 @@ func settingRows(s pipeline.Settings) []settingRow {
 		{Label: fieldLabel(FieldConfidenceThreshold), Value: strconv.FormatFloat(s.ConfidenceThreshold, 'g', -1, 64)},
 		{Label: fieldLabel(FieldSentencesPerNugget), Value: strconv.Itoa(s.SentencesPerNugget)},
 		{Label: fieldLabel(FieldConcurrency), Value: strconv.Itoa(s.Concurrency)},
-		{Label: fieldLabel(FieldVerify), Value: verify},
+		{Label: fieldLabel(FieldVerify), Value: yesNo(s.Verify)},
+		{Label: fieldLabel(FieldFullScan), Value: yesNo(s.FullScan)},
+	}
+	if s.CalibratedThreshold > 0 {
+		rows = append(rows, settingRow{Label: "Calibrated threshold", Value: strconv.FormatFloat(s.CalibratedThreshold, 'f', 3, 64)})
 	}
 	for _, f := range ruleFields {
 		v := SwitchValue(f.Setting(s))

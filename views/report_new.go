@@ -27,6 +27,7 @@ const (
 	FieldSentencesPerNugget  = "sentences_per_nugget"
 	FieldConcurrency         = "concurrency"
 	FieldVerify              = "verify"
+	FieldFullScan            = "full_scan"
 	FieldReranker            = "reranker"
 	FieldPreferPeriod        = "prefer_period"
 	FieldPassageScores       = "passage_scores"
@@ -44,8 +45,9 @@ type ReportForm struct {
 	Site Site
 	// Values holds each text and number field's value by field name.
 	Values map[string]string
-	// Verify is the verification checkbox.
-	Verify bool
+	// Verify is the verification checkbox, FullScan the full scan's.
+	Verify   bool
+	FullScan bool
 	// Engine is the id of the chosen engine.
 	Engine  string
 	Engines []pipeline.EngineInfo
@@ -110,8 +112,8 @@ var settingFields = []formField{
 	{Name: FieldNuggetsPerDoc, Label: "Nuggets per document", Help: "At most this many question-and-answer nuggets are asked of each document.", InputMode: "numeric"},
 	{Name: FieldTargetNuggets, Label: "Nuggets after merging", Help: "Paraphrase merging stops once this many distinct nuggets remain.", InputMode: "numeric"},
 	{Name: FieldKeepNuggets, Label: "Nuggets kept after ranking", Help: "Only the top-ranked nuggets are looked for in the passages.", InputMode: "numeric"},
-	{Name: FieldScanCandidates, Label: "Candidates per nugget", Help: "Scanning a nugget stops once this many candidate sentences reach the confidence threshold.", InputMode: "numeric"},
-	{Name: FieldConfidenceThreshold, Label: "Confidence threshold", Help: "A number from 0 to 1: candidates at or above it count towards stopping.", InputMode: "decimal"},
+	{Name: FieldScanCandidates, Label: "Candidates per nugget", Help: "Scanning a nugget stops once this many candidate sentences state its answer with the threshold's confidence.", InputMode: "numeric"},
+	{Name: FieldConfidenceThreshold, Label: "Confidence threshold", Help: "A number from 0 to 1: candidates at or above it count towards stopping. 0 sets it from the run's own confidences (the median of the first candidates found).", InputMode: "decimal"},
 	{Name: FieldSentencesPerNugget, Label: "Sentences per nugget (k)", Help: "The report takes up to this many sentences for each nugget.", InputMode: "numeric"},
 	{Name: FieldConcurrency, Label: "Model calls at once", Help: "How many model calls the job may have in flight.", InputMode: "numeric"},
 }
@@ -185,6 +187,7 @@ var fieldLabels = func() map[string]string {
 		FieldRequestID:        "Request id",
 		FieldEngine:           "Engine",
 		FieldVerify:           "Verify sentences",
+		FieldFullScan:         "Read every passage",
 		FieldReranker:         "Reranker",
 	}
 	for _, f := range settingFields {
@@ -273,7 +276,7 @@ func (f ReportForm) errorFor(name string) string {
 // advancedOpen reports whether the advanced section starts open: when one
 // of its fields has an error, so the message is not hidden.
 func (f ReportForm) advancedOpen() bool {
-	for _, name := range []string{FieldEngine, FieldReranker, FieldRequestID, FieldVerify} {
+	for _, name := range []string{FieldEngine, FieldReranker, FieldRequestID, FieldVerify, FieldFullScan} {
 		if _, bad := f.Errors[name]; bad {
 			return true
 		}

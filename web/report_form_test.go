@@ -56,6 +56,7 @@ func validForm() url.Values {
 		"prefer_period":        {"off"},
 		"passage_scores":       {""},
 		"spread_sources":       {"on"},
+		"full_scan":            {"on"},
 	}
 }
 
@@ -80,7 +81,7 @@ func TestNewReportFormDefaults(t *testing.T) {
 	want := map[string]string{
 		"title": "", "background": "", "problem_statement": "", "request_id": "",
 		"limit": "2000", "retrieve": "100", "ideation_docs": "20", "nuggets_per_doc": "5", "target_nuggets": "60",
-		"keep_nuggets": "20", "scan_candidates": "3", "confidence_threshold": "0.5", "sentences_per_nugget": "1", "concurrency": "16",
+		"keep_nuggets": "20", "scan_candidates": "3", "confidence_threshold": "0", "sentences_per_nugget": "1", "concurrency": "16",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("field values (-want +got):\n%s", diff)
@@ -179,7 +180,7 @@ func TestCreateReport(t *testing.T) {
 		Settings: pipeline.Settings{
 			Retrieve: 50, IdeationDocs: 10, NuggetsPerDoc: 4, TargetNuggets: 30, KeepNuggets: 12,
 			ScanCandidates: 2, ConfidenceThreshold: 0.65, SentencesPerNugget: 2, Verify: true, Concurrency: 8,
-			PreferPeriod: &off, SpreadSources: &on,
+			PreferPeriod: &off, SpreadSources: &on, FullScan: true,
 		},
 		Engine: "openai",
 	}}
@@ -252,7 +253,7 @@ func TestCreateReportRejected(t *testing.T) {
 			},
 			wantErrors: map[string]string{
 				"retrieve":             "Documents retrieved (N) must be a whole number, such as 100.",
-				"confidence_threshold": "Confidence threshold must be a number from 0 to 1, such as 0.5.",
+				"confidence_threshold": "Confidence threshold must be a number from 0 to 1, such as 0.6 (0 sets it from the run's own confidences).",
 				"limit":                "Character limit must be a whole number, such as 2000.",
 				"concurrency":          "Model calls at once must be a whole number, such as 16.",
 			},
@@ -273,7 +274,7 @@ func TestCreateReportRejected(t *testing.T) {
 		{
 			name:         "not a number threshold",
 			edit:         func(v url.Values) { v.Set("confidence_threshold", "NaN") },
-			wantErrors:   map[string]string{"confidence_threshold": "Confidence threshold must be a number from 0 to 1, such as 0.5."},
+			wantErrors:   map[string]string{"confidence_threshold": "Confidence threshold must be a number from 0 to 1, such as 0.6 (0 sets it from the run's own confidences)."},
 			wantValues:   map[string]string{"confidence_threshold": "NaN"},
 			wantAdvanced: true,
 		},

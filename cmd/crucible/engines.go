@@ -138,9 +138,9 @@ func (c *statsCache) get(ix *index.Index, terms []string) (offline.TermStats, bo
 // it comes first, as the default). Every model call goes through the
 // SQLite cache.
 func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) {
-	pipelineFor := func(model pipeline.Model, label string, defaults pipeline.Heuristics) *crucible.Engine {
+	pipelineFor := func(model pipeline.Model, label string, defaults pipeline.Heuristics, scanLimit int) *crucible.Engine {
 		return &crucible.Engine{
-			Defaults: defaults,
+			Defaults: defaults, ScanLimit: scanLimit,
 			Searcher: a.searcher(), Store: a.db, Model: model,
 			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Sentences: index.Sentences, Name: label,
 			DocFreq:     a.docFreq,
@@ -152,7 +152,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		Info: pipeline.EngineInfo{ID: "offline", Label: export.OfflineLabel, Offline: true, Defaults: crucible.OfflineHeuristics},
 		Pipeline: pipelineFor(llm.Cached{
 			Next: offline.New(indexAnalyzer{a.index}), Store: a.db, Namespace: offline.Version,
-		}, export.OfflineLabel, crucible.OfflineHeuristics),
+		}, export.OfflineLabel, crucible.OfflineHeuristics, crucible.OfflineScanLimit),
 	}
 	if m.url == "" {
 		return []jobs.Engine{off}, nil
@@ -163,7 +163,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 	}
 	remote := jobs.Engine{
 		Info:     pipeline.EngineInfo{ID: "openai", Label: client.Name()},
-		Pipeline: pipelineFor(llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, client.Name(), pipeline.Heuristics{}),
+		Pipeline: pipelineFor(llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, client.Name(), pipeline.Heuristics{}, 0),
 		Check:    client.Check,
 	}
 	return []jobs.Engine{remote, off}, nil

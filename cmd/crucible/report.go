@@ -45,6 +45,9 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.IntVar(&s.IdeationDocs, "ideation-docs", s.IdeationDocs, "documents nuggets are drawn from (D)")
 	fs.IntVar(&s.KeepNuggets, "keep-nuggets", s.KeepNuggets, "nuggets kept after ranking")
 	fs.StringVar(&s.Reranker, "reranker", s.Reranker, "rerank the retrieved documents before ideation: "+strings.Join(rerank.Methods(), ", ")+" (default: none)")
+	fs.IntVar(&s.ScanCandidates, "scan-candidates", s.ScanCandidates, "stop scanning a nugget once this many candidates state its answer with the threshold's confidence")
+	fs.Float64Var(&s.ConfidenceThreshold, "confidence-threshold", s.ConfidenceThreshold, "the confidence a candidate needs to count towards stopping, 0 to 1; 0 sets it from the run's own confidences")
+	fs.BoolVar(&s.FullScan, "full-scan", s.FullScan, "read every passage of the report's documents for every kept nugget, with no early stopping (the papers' schedule; many more model calls)")
 	fs.Var(switchFlag{&s.PreferPeriod}, "prefer-period", "on or off: add and favour the documents dated in a period the request names (default: the engine's; docs/pipeline.md)")
 	fs.Var(switchFlag{&s.PassageScores}, "passage-scores", "on or off: score a document by its best three passages, not its best one (default: the engine's)")
 	fs.Var(switchFlag{&s.SpreadSources}, "spread-sources", "on or off: keep at most two nuggets of one document before the others have their turn (default: the engine's)")
@@ -174,8 +177,12 @@ func runReport(ctx context.Context, generate func(context.Context, pipeline.Requ
 		fmt.Fprintf(stderr, "%s: tolerated: %s\n", req.ID, p)
 	}
 	u := obs.last.Usage
-	fmt.Fprintf(stdout, "%s: %d sentences, %d/%d characters, %d model calls (%d cached) in %s -> %s\n",
-		req.ID, len(rep.Sentences), rep.Length(), req.Limit, u.Calls, u.CacheHits, time.Since(start).Round(10*time.Millisecond), path)
+	scanned := ""
+	if sc := rep.Scanned; sc.Schedule > 0 {
+		scanned = fmt.Sprintf(", %d of %d passage extractions of the full scan", sc.Read, sc.Schedule)
+	}
+	fmt.Fprintf(stdout, "%s: %d sentences, %d/%d characters, %d model calls (%d cached)%s in %s -> %s\n",
+		req.ID, len(rep.Sentences), rep.Length(), req.Limit, u.Calls, u.CacheHits, scanned, time.Since(start).Round(10*time.Millisecond), path)
 	return nil
 }
 

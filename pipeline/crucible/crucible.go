@@ -52,8 +52,15 @@ const (
 	// pairsPerNugget bounds the paraphrase prompts: at most this many
 	// candidate pairs per nugget, most similar first.
 	pairsPerNugget = 4
-	// maxScanPassages bounds the passages scanned for one nugget.
-	maxScanPassages = 24
+	// scanPromiseMin is the prefilter score (see scanOrder) a passage
+	// needs for an early-stopping scan to read it: one answer term, or two
+	// question terms.
+	scanPromiseMin = 2
+	// scanQuantile places the calibrated stopping threshold among the
+	// first round's confidences (see calibrate); noThreshold is a
+	// threshold no confidence reaches.
+	scanQuantile = 0.5
+	noThreshold  = 2
 	// scanBatch is how many passages of one nugget are scanned at once.
 	scanBatch = 4
 	// verifyExtra is how many candidates beyond k per nugget are verified
@@ -109,6 +116,10 @@ type Engine struct {
 	// named (Name), or nil: the rank stage then scores nuggets with
 	// pipeline.DefaultWeights. nil: always the default weights.
 	Ranker func(ctx context.Context, engine string) (*pipeline.RankerModel, error)
+	// ScanLimit bounds the passages an early-stopping scan reads per
+	// nugget (0: no bound but the prefilter's; a full scan reads all):
+	// OfflineScanLimit for the offline engine, none with a model.
+	ScanLimit int
 	// Defaults are the rules of pipeline.Heuristics a request's settings
 	// leave to the engine: OfflineHeuristics for the offline engine, none
 	// (the zero value, the papers' method) with a model.
@@ -122,6 +133,12 @@ type Engine struct {
 // preference passed; scoring documents by three passages helped one set,
 // and spreading nuggets over documents lowered recall on all three.
 var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true}
+
+// OfflineScanLimit is the offline engine's ScanLimit: reading every
+// promising passage instead of the first 24 made 26 times the extraction
+// calls on the sotu set and found one gold fact fewer (docs/pipeline.md,
+// "Scanning").
+const OfflineScanLimit = 24
 
 // RerankObserver is an optional Observer extension that receives the
 // rerank stage's record.
@@ -191,6 +208,16 @@ type run struct {
 	// ranker is the trained nugget ranker of the engine, nil for
 	// pipeline.DefaultWeights.
 	ranker *pipeline.RankerModel
+	// scanned counts the scan stage's extractions (see addScanned).
+	scanned pipeline.ScanCount
+}
+
+// addScanned counts one nugget's scan: read of its schedule passages.
+func (r *run) addScanned(read, schedule int) {
+	r.pmu.Lock()
+	r.scanned.Read += read
+	r.scanned.Schedule += schedule
+	r.pmu.Unlock()
 }
 
 // Generate runs the pipeline for one request.
@@ -313,6 +340,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		CreatedAt:          time.Now(),
 		DroppedUnsupported: pipeline.DroppedUnsupported(kept, cands),
 		Problems:           r.tolerated(),
+		Scanned:            r.scanned,
 	}, nil
 }
 

@@ -3,6 +3,8 @@ package crucible
 import (
 	"context"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -297,10 +299,11 @@ type scanTarget struct {
 	order int
 }
 
-// scanOrder lists the retrieved documents' passages that share terms with
-// the nugget, most promising first (answer terms weigh double, passages of
-// the nugget's own source documents gain ownSourceBonus), retrieval order
-// breaking ties, at most maxScanPassages.
+// scanOrder lists every passage of the retrieved documents for the
+// nugget, most promising first by a cheap lexical prefilter (each question
+// term shared scores 1, each answer term 2; passages of the nugget's own
+// source documents that score at least scanPromiseMin gain
+// ownSourceBonus), retrieval order breaking ties.
 func (r *run) scanOrder(ctx context.Context, n pipeline.Nugget, ret []pipeline.RetrievedDoc, passageTerms func(pipeline.Passage) map[string]bool) ([]scanTarget, error) {
 	q := r.termSet(n.Question)
 	a := r.termSet(n.Answer)
@@ -329,26 +332,82 @@ func (r *run) scanOrder(ctx context.Context, n pipeline.Nugget, ret []pipeline.R
 					score += 2
 				}
 			}
-			if score >= 2 && own[d.DocID] {
+			if score >= scanPromiseMin && own[d.DocID] {
 				// The nugget's own source states it for certain: its
 				// passages come first among equally promising ones.
 				score += ownSourceBonus
 			}
-			if score >= 2 {
-				out = append(out, scanTarget{p: p, title: d.Title, score: score, order: order})
-			}
+			out = append(out, scanTarget{p: p, title: d.Title, score: score, order: order})
 		}
 	}
 	sortStable(out, func(x, y scanTarget) bool { return x.score > y.score })
-	if len(out) > maxScanPassages {
-		out = out[:maxScanPassages]
-	}
 	return out, nil
 }
 
-// scan looks for supporting sentences for every kept nugget: passages in
-// order of promise, a few at a time, until the nugget has enough confident
-// candidates or its passages run out.
+// scanReach is how many of a nugget's passages (in scanOrder) an
+// early-stopping scan may read: the promising ones (prefilter score at
+// least scanPromiseMin), at most the engine's ScanLimit when it sets one.
+// A full scan reads them all.
+func (r *run) scanReach(targets []scanTarget) int {
+	if r.s.FullScan {
+		return len(targets)
+	}
+	n := 0
+	for n < len(targets) && targets[n].score >= scanPromiseMin {
+		n++
+	}
+	if r.e.ScanLimit > 0 {
+		n = min(n, r.e.ScanLimit)
+	}
+	return n
+}
+
+// statesAnswer reports whether a candidate states its nugget's answer:
+// its support or sentence holds every content term of the answer (an
+// answer without one is taken as stated). Only such candidates stop a
+// nugget's scan; a sentence that gives another figure, or a paraphrase
+// the terms do not show, lets the scan go on.
+func (r *run) statesAnswer(n pipeline.Nugget, c pipeline.Candidate) bool {
+	answer := r.termSet(n.Answer)
+	if len(answer) == 0 {
+		return true
+	}
+	return holdsAll(r.termSet(c.Support+"\n"+c.Sentence), answer)
+}
+
+// calibrate sets the run's stopping threshold from the confidences the
+// engine gave the candidates of the first round that state their
+// nuggets' answers: their median (scanQuantile). An engine whose
+// confidences all sit high (a geometric-mean token likelihood rarely falls
+// below 0.5) then stops only on its better half. With no such candidate
+// there is no signal: nothing counts towards stopping (threshold above 1).
+func calibrate(confidences []float64) float64 {
+	if len(confidences) == 0 {
+		return noThreshold
+	}
+	c := append([]float64(nil), confidences...)
+	sort.Float64s(c)
+	return c[int(math.Floor(scanQuantile*float64(len(c)-1)))]
+}
+
+// nuggetScan is one kept nugget's scan in progress.
+type nuggetScan struct {
+	n       pipeline.Nugget
+	targets []scanTarget
+	reach   int // passages it may read
+	next    int // the next passage to read
+	found   []pipeline.Candidate
+}
+
+// scan looks for supporting sentences for every kept nugget (DESIGN §5,
+// step 5). A nugget reads its passages in scanOrder, scanBatch at a time.
+// A full scan (Settings.FullScan) reads every passage of the report's
+// documents. Otherwise the scan stops once ScanCandidates candidates
+// state the nugget's answer with at least the threshold's confidence, or
+// when the promising passages (scanReach) run out. The threshold is
+// Settings.ConfidenceThreshold, or, at 0, calibrated after a first round
+// in which every nugget reads one batch (see calibrate); the run records
+// it in Settings.CalibratedThreshold.
 func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.RetrievedDoc) ([]pipeline.Candidate, error) {
 	r.enter(StageScan, len(kept))
 	// Passage terms are computed once per run, on demand.
@@ -367,48 +426,88 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 		tmu.Unlock()
 		return t
 	}
-	perNugget := make([][]pipeline.Candidate, len(kept))
-	var done counter
-	// Every nugget scans at once: the model (its slots or the client's
-	// concurrency limit) bounds the calls really in flight, so a nugget that
-	// stopped early leaves no slot idle.
+	scans := make([]*nuggetScan, len(kept))
+	// read reads a nugget's next batch of passages.
+	read := func(ctx context.Context, ns *nuggetScan) error {
+		batch := ns.targets[ns.next:min(ns.next+scanBatch, ns.reach)]
+		ns.next += len(batch)
+		found := make([]*pipeline.Candidate, len(batch))
+		err := pipeline.ForEach(ctx, len(batch), scanBatch, func(ctx context.Context, j int) error {
+			c, err := r.extract(ctx, ns.n, batch[j])
+			found[j] = c
+			return err
+		})
+		for _, c := range found {
+			if c != nil {
+				ns.found = append(ns.found, *c)
+			}
+		}
+		return err
+	}
+	// The first round: every nugget reads its first batch. Every nugget
+	// scans at once: the model (its slots or the client's concurrency
+	// limit) bounds the calls really in flight.
 	err := pipeline.ForEach(ctx, len(kept), r.s.Concurrency, func(ctx context.Context, i int) error {
-		defer func() { r.tick(done.inc(), len(kept)) }()
-		n := kept[i]
-		targets, err := r.scanOrder(ctx, n, ret, passageTerms)
+		targets, err := r.scanOrder(ctx, kept[i], ret, passageTerms)
 		if err != nil {
 			return err
 		}
-		confident := 0
-		for start := 0; start < len(targets) && confident < r.s.ScanCandidates; start += scanBatch {
-			batch := targets[start:min(start+scanBatch, len(targets))]
-			found := make([]*pipeline.Candidate, len(batch))
-			err := pipeline.ForEach(ctx, len(batch), scanBatch, func(ctx context.Context, j int) error {
-				c, err := r.extract(ctx, n, batch[j])
-				found[j] = c
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			for _, c := range found {
-				if c == nil {
-					continue
-				}
-				perNugget[i] = append(perNugget[i], *c)
-				if c.Confidence >= r.s.ConfidenceThreshold {
-					confident++
+		ns := &nuggetScan{n: kept[i], targets: targets}
+		ns.reach = r.scanReach(targets)
+		scans[i] = ns
+		return read(ctx, ns)
+	})
+	if err != nil {
+		return nil, err
+	}
+	threshold := r.s.ConfidenceThreshold
+	if threshold <= 0 {
+		var conf []float64
+		for _, ns := range scans {
+			for _, c := range ns.found {
+				if r.statesAnswer(ns.n, c) {
+					conf = append(conf, c.Confidence)
 				}
 			}
 		}
+		threshold = calibrate(conf)
+		if threshold <= 1 {
+			r.s.CalibratedThreshold = threshold
+		}
+	}
+	stop := func(ns *nuggetScan) bool {
+		if ns.next >= ns.reach {
+			return true
+		}
+		if r.s.FullScan {
+			return false
+		}
+		confident := 0
+		for _, c := range ns.found {
+			if c.Confidence >= threshold && r.statesAnswer(ns.n, c) {
+				confident++
+			}
+		}
+		return confident >= r.s.ScanCandidates
+	}
+	var done counter
+	err = pipeline.ForEach(ctx, len(kept), r.s.Concurrency, func(ctx context.Context, i int) error {
+		defer func() { r.tick(done.inc(), len(kept)) }()
+		ns := scans[i]
+		for !stop(ns) {
+			if err := read(ctx, ns); err != nil {
+				return err
+			}
+		}
+		r.addScanned(ns.next, len(ns.targets))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	var all []pipeline.Candidate
-	for _, cs := range perNugget {
-		all = append(all, cs...)
+	for _, ns := range scans {
+		all = append(all, ns.found...)
 	}
 	return all, nil
 }

@@ -75,15 +75,17 @@ func BuildExtract(in ExtractInput) pipeline.ModelRequest {
 	writeRequest(&b, in.Request)
 	b.WriteString("\nThe report must answer this question:\n")
 	b.WriteString("Question: " + flatten(in.Nugget.Question) + "\n")
-	b.WriteString("Answer found in another document (it may differ from what this passage says): " + flatten(in.Nugget.Answer) + "\n\n")
+	b.WriteString("Answer, as another document gave it: " + flatten(in.Nugget.Answer) + "\n\n")
 	writeDocHeader(&b, "Passage from document", in.DocID, in.DocTitle)
 	writeDocByline(&b, in.DocAuthor, in.DocDate)
 	if cut {
 		fmt.Fprintf(&b, "(Only the first %d characters of the passage are shown; the rest was cut.)\n", MaxDocChars)
 	}
 	b.WriteString("<passage>\n" + passage + "\n</passage>\n\n")
-	b.WriteString("If the passage answers the question, reply with three lines:\n")
-	b.WriteString("SUPPORT: the part of the passage that backs up your sentence, copied word for word, with the context " +
+	b.WriteString("Use this passage only if it states that answer itself, in any wording. If it gives a different answer, " +
+		"only touches on the question, or would need the other document to make the answer true, reply with the single word NONE.\n\n")
+	b.WriteString("If the passage states the answer, reply with three lines:\n")
+	b.WriteString("SUPPORT: the part of the passage that states the answer, copied word for word, with the context " +
 		"the sentence needs: when the answer's sentence refers back (\"this\", \"such\", \"it\", \"these\"), the sentence " +
 		"it refers to as well. Three sentences at most.\n")
 	b.WriteString("SENTENCE: one English sentence that answers the question using only what the passage says, written so " +
@@ -96,8 +98,8 @@ func BuildExtract(in ExtractInput) pipeline.ModelRequest {
 	b.WriteString("- replace words that point outside the sentence (\"this trade\", \"such a vessel\", \"that State\", " +
 		"\"it\") by what they name, and leave out linking words such as \"But\", \"Accordingly\" or \"Moreover\";\n")
 	b.WriteString("- never mention \"the passage\", \"the document\", \"the text\", \"the article\" or \"the author\".\n")
-	b.WriteString("CONFIDENCE: how sure you are that the passage backs up your sentence, as a whole number from 0 to 100.\n")
-	b.WriteString("If the passage does not answer the question, reply with the single word NONE.\n\n")
+	b.WriteString("CONFIDENCE: how sure you are that the passage states the answer as your sentence gives it, as a whole number from 0 to 100.\n")
+	b.WriteString("If the passage does not state the answer, reply with the single word NONE.\n\n")
 	b.WriteString("For example, for a passage of a document by Ruhr Gazette dated 2021-05-04:\n\n")
 	b.WriteString(FormatExtract(extractExample))
 	b.WriteString("\n\n")
