@@ -37,8 +37,10 @@ type navLink struct {
 	// served (Site.Reports).
 	Reports bool
 	// Uploads marks the entries shown only when the corpus upload pages
-	// are served (Site.Uploads).
+	// are served (Site.Uploads), Rankers those shown only with the
+	// rankers page (Site.Rankers).
 	Uploads bool
+	Rankers bool
 	// Perm is what the viewer must be allowed to see the entry.
 	Perm auth.Permission
 }
@@ -50,6 +52,7 @@ var navItems = []navLink{
 	{Item: NavNewReport, Label: "New report", URL: NewReportPath, Reports: true, Perm: auth.PermCreateReport},
 	{Item: NavReports, Label: "Reports", URL: JobsPath, Reports: true, Perm: auth.PermView},
 	{Item: NavUpload, Label: "Upload", URL: UploadPath, Uploads: true, Perm: auth.PermUploadCorpus},
+	{Item: NavRankers, Label: "Rankers", URL: RankersPath, Rankers: true, Perm: auth.PermManageRankers},
 }
 
 // Site is what the shared layout shows on every page. The web package fills
@@ -75,6 +78,8 @@ type Site struct {
 	// Uploads is set when the portal serves the corpus upload pages: the
 	// navigation then links to them for administrators.
 	Uploads bool
+	// Rankers is set when the portal serves the nugget rankers page.
+	Rankers bool
 }
 
 // WithActive returns a copy of s with the given section marked current.
@@ -89,7 +94,7 @@ func (s Site) WithActive(item NavItem) Site {
 func (s Site) navLinks(v Viewer) []navLink {
 	out := make([]navLink, 0, len(navItems))
 	for _, l := range navItems {
-		if l.Reports && !s.Reports || l.Uploads && !s.Uploads || !v.Can(l.Perm) {
+		if l.Reports && !s.Reports || l.Uploads && !s.Uploads || l.Rankers && !s.Rankers || !v.Can(l.Perm) {
 			continue
 		}
 		out = append(out, l)

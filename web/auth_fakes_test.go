@@ -151,6 +151,7 @@ type accountServer struct {
 	// (newTestAuthoring).
 	versions *fakeVersions
 	model    *checkModel
+	rankers  *fakeRankers
 	clock    *fakeClock
 	log      *bytes.Buffer
 }
@@ -166,6 +167,7 @@ func newAccountServer(t *testing.T, cfg web.Config, accounts *fakeAccounts) *acc
 	svc := &fakeReportService{engines: testEngines, nextID: 7}
 	gold := &fakeGoldStore{}
 	ups := newFakeUploads(t)
+	rankers := newFakeRankers()
 	clock := &fakeClock{t: testNow}
 	cfg.Now = clock.Now
 	var logBuf bytes.Buffer
@@ -178,6 +180,7 @@ func newAccountServer(t *testing.T, cfg web.Config, accounts *fakeAccounts) *acc
 		Reports:  svc,
 		Gold:     gold,
 		Uploads:  ups,
+		Rankers:  rankers,
 	}
 	if accounts != nil {
 		deps.Accounts = accounts
@@ -189,7 +192,7 @@ func newAccountServer(t *testing.T, cfg web.Config, accounts *fakeAccounts) *acc
 		t.Fatalf("web.New: %v", err)
 	}
 	return &accountServer{e: e, accounts: accounts, jobs: jobs, svc: svc, gold: gold, uploads: ups, clock: clock, log: &logBuf,
-		versions: versions, model: model}
+		versions: versions, model: model, rankers: rankers}
 }
 
 // browser is a client of the portal with a cookie jar, as a browser would

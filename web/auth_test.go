@@ -69,6 +69,12 @@ func stateRoutes() []stateRoute {
 			corpusUpload(t, b, token)
 			return bare(http.MethodPost, "/admin/uploads/1/cancel")(t, b, token)
 		}, allowed: http.StatusSeeOther, perm: auth.PermUploadCorpus},
+		{name: "rankers page", route: "GET /admin/rankers", send: bare(http.MethodGet, "/admin/rankers"),
+			allowed: http.StatusOK, perm: auth.PermManageRankers},
+		{name: "use a ranker", route: "POST /admin/rankers/:id/use", send: bare(http.MethodPost, "/admin/rankers/2/use"),
+			allowed: http.StatusSeeOther, perm: auth.PermManageRankers},
+		{name: "stop a ranker", route: "POST /admin/rankers/:id/stop", send: bare(http.MethodPost, "/admin/rankers/1/stop"),
+			allowed: http.StatusSeeOther, perm: auth.PermManageRankers},
 		{name: "new report form", route: "GET /reports/new", send: bare(http.MethodGet, "/reports/new"),
 			allowed: http.StatusOK, perm: auth.PermCreateReport},
 		{name: "start a report", route: "POST /reports", send: postForm("/reports", validForm()),
@@ -124,7 +130,7 @@ func TestPermissionMatrix(t *testing.T) {
 				}
 				// Refused requests must not reach the services.
 				if want == http.StatusForbidden || want == http.StatusUnauthorized {
-					if n := len(s.svc.submissions()) + len(s.svc.cancels()) + len(s.gold.sets) + s.uploads.submitted() + s.versions.changed(); n != 0 {
+					if n := len(s.svc.submissions()) + len(s.svc.cancels()) + len(s.gold.sets) + s.uploads.submitted() + s.versions.changed() + s.rankers.switched(); n != 0 {
 						t.Errorf("a refused request reached the services: %d calls", n)
 					}
 					if left := stagingFolders(t, s.uploads.root); len(left) != 0 {
@@ -209,7 +215,7 @@ func TestLoginAndHeader(t *testing.T) {
 		wantNav   []string
 		wantCanel bool
 	}{
-		{name: "admin", user: adminUser, wantNav: []string{"Home", "Search", "New report", "Reports", "Upload"}, wantCanel: true},
+		{name: "admin", user: adminUser, wantNav: []string{"Home", "Search", "New report", "Reports", "Upload", "Rankers"}, wantCanel: true},
 		{name: "analyst", user: analystUser, wantNav: []string{"Home", "Search", "New report", "Reports"}, wantCanel: true},
 		{name: "reviewer", user: reviewerUser, wantNav: []string{"Home", "Search", "Reports"}},
 	}

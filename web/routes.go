@@ -37,6 +37,8 @@ type routeHandlers struct {
 	evaluations *handlers.Evaluations
 	// uploads is nil when the corpus upload pages are not served.
 	uploads *handlers.Uploads
+	// rankers is nil when the nugget rankers page is not served.
+	rankers *handlers.Rankers
 }
 
 // goldUploadRoute receives gold nugget files. Its handler reads the body
@@ -72,6 +74,7 @@ func hasOwnBodyLimit(c echo.Context) bool {
 //	POST /reports/:id/evaluation/gold    auth.PermEvaluate
 //	POST /admin/upload                   auth.PermUploadCorpus
 //	POST /admin/uploads/:id/cancel       auth.PermUploadCorpus
+//	POST /admin/rankers/:id/use|stop     auth.PermManageRankers
 //	POST /login, POST /logout            anyone (CSRF-checked)
 //
 // and, when reports can be edited (docs/authoring.md):
@@ -153,6 +156,12 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.ReportsPath+"/:id/evaluation", h.evaluations.Show, view)
 		e.POST(views.ReportsPath+"/:id/evaluation", h.evaluations.Evaluate, requirePerm(auth.PermEvaluate))
 		e.POST(goldUploadRoute, h.evaluations.Upload, requirePerm(auth.PermEvaluate))
+	}
+	if h.rankers != nil {
+		manage := requirePerm(auth.PermManageRankers)
+		e.GET(views.RankersPath, h.rankers.List, manage)
+		e.POST(views.RankersPath+"/:id/use", h.rankers.Use, manage)
+		e.POST(views.RankersPath+"/:id/stop", h.rankers.Stop, manage)
 	}
 	if h.uploads != nil {
 		upload := requirePerm(auth.PermUploadCorpus)

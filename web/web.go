@@ -135,6 +135,12 @@ type Deps struct {
 	// them in the background (*uploads.Runner). Optional: without it the
 	// upload pages are not served.
 	Uploads handlers.UploadService
+
+	// Rankers keeps the trained nugget rankers (docs/ranking.md).
+	// Optional: when nil, Jobs is used if it implements
+	// handlers.RankerStore (the SQLite store does); failing that, the
+	// rankers page is not served.
+	Rankers handlers.RankerStore
 }
 
 // New builds the portal's HTTP handler. It returns an error naming the
@@ -188,6 +194,10 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		gold, _ = deps.Jobs.(handlers.GoldStore)
 	}
 	evaluationsEnabled := reportsEnabled && gold != nil
+	rankers := deps.Rankers
+	if rankers == nil && reportsEnabled {
+		rankers, _ = deps.Jobs.(handlers.RankerStore)
+	}
 	site := views.Site{
 		Version:       version,
 		Engine:        deps.Engine,
@@ -196,6 +206,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		Reports:       reportsEnabled,
 		Evaluations:   evaluationsEnabled,
 		Uploads:       deps.Uploads != nil,
+		Rankers:       rankers != nil,
 	}
 
 	e := echo.New()
@@ -281,6 +292,9 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			MaxFileBytes: cfg.MaxUploadFileBytes,
 			Logger:       logger,
 		}
+	}
+	if rankers != nil {
+		rh.rankers = &handlers.Rankers{Site: site, Store: rankers}
 	}
 	registerRoutes(e, rh)
 	return e, nil

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crucible-portal/crucible/handlers"
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/sqlite"
 )
 
 // firstLines writes the first n lines of a file to a new file in dir.
@@ -187,3 +189,6 @@ func TestTrainRankerOneClass(t *testing.T) {
 		t.Errorf("stored after a failed training: %+v, %v", all, err)
 	}
 }
+
+// The portal's rankers page is served from the SQLite store (web.Deps.Jobs).
+var _ handlers.RankerStore = (*sqlite.DB)(nil)

@@ -89,13 +89,16 @@ const (
 	// PermEvaluate uploads gold nugget sets and evaluates reports against
 	// them, including with the model judge, which spends model calls.
 	PermEvaluate Permission = "evaluate"
+	// PermManageRankers switches the trained nugget ranker an engine's
+	// reports use (docs/ranking.md).
+	PermManageRankers Permission = "manage-rankers"
 )
 
 // Permissions lists every permission, in the order of the matrix in
 // Can's documentation.
 func Permissions() []Permission {
 	return []Permission{PermView, PermCreateReport, PermCancelJob, PermEditReport,
-		PermReviewCitations, PermApproveReport, PermUploadCorpus, PermManageUsers, PermEvaluate}
+		PermReviewCitations, PermApproveReport, PermUploadCorpus, PermManageUsers, PermEvaluate, PermManageRankers}
 }
 
 // action words a permission for "reviewers cannot ...".
@@ -119,6 +122,8 @@ func (p Permission) action() string {
 		return "manage accounts"
 	case PermEvaluate:
 		return "evaluate reports"
+	case PermManageRankers:
+		return "switch nugget rankers"
 	}
 	return "do " + string(p)
 }
@@ -131,7 +136,7 @@ var grants = map[Role]map[Permission]bool{
 	RoleAdmin: {
 		PermView: true, PermCreateReport: true, PermCancelJob: true, PermEditReport: true,
 		PermReviewCitations: true, PermApproveReport: true, PermUploadCorpus: true,
-		PermManageUsers: true, PermEvaluate: true,
+		PermManageUsers: true, PermEvaluate: true, PermManageRankers: true,
 	},
 	RoleAnalyst: {
 		PermView: true, PermCreateReport: true, PermCancelJob: true, PermEditReport: true,
@@ -155,6 +160,7 @@ var grants = map[Role]map[Permission]bool{
 //	upload-corpus       x
 //	manage-users        x
 //	evaluate            x       x        x
+//	manage-rankers      x
 //
 // An unknown role or permission is never granted anything.
 func Can(r Role, p Permission) bool {

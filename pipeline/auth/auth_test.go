@@ -29,6 +29,7 @@ func TestCan(t *testing.T) {
 		auth.PermUploadCorpus:    {A},
 		auth.PermManageUsers:     {A},
 		auth.PermEvaluate:        {A, N, R},
+		auth.PermManageRankers:   {A},
 	}
 	if got, want := len(auth.Permissions()), len(granted); got != want {
 		t.Fatalf("Permissions() has %d entries, the test table %d", got, want)
