@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
 	"github.com/crucible-portal/crucible/views"
 )
 
@@ -67,7 +68,8 @@ func rerankChoices(service any) []views.RerankerChoice {
 	}
 	var out []views.RerankerChoice
 	for _, m := range rl.RerankMethods() {
-		out = append(out, views.RerankerChoice{ID: m, Label: MethodLabel(m)})
+		gain, _ := rerank.OfflineGain(m)
+		out = append(out, views.RerankerChoice{ID: m, Label: MethodLabel(m), NoOfflineGain: !gain})
 	}
 	return out
 }

@@ -93,6 +93,17 @@ func DefaultReportForm(site Site, engines []pipeline.EngineInfo) ReportForm {
 type RerankerChoice struct {
 	ID    string
 	Label string
+	// NoOfflineGain marks a method that, with the offline engine, did not
+	// match BM25 on every evaluation set (rerank.OfflineGain).
+	NoOfflineGain bool
+}
+
+// rerankerOption is a reranker's text in the form's list.
+func rerankerOption(r RerankerChoice) string {
+	if r.NoOfflineGain {
+		return r.Label + " — no gain measured offline"
+	}
+	return r.Label
 }
 
 // formField describes one number field of the form's advanced section.

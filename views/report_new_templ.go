@@ -536,14 +536,14 @@ func NewReport(vm ReportForm) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, ">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, " data-testid=\"reranker-option\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var28 string
-					templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(r.Label)
+					templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(rerankerOption(r))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/report_new.templ`, Line: 99, Col: 74}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/report_new.templ`, Line: 99, Col: 114}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 					if templ_7745c5c3_Err != nil {
@@ -567,7 +567,7 @@ func NewReport(vm ReportForm) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "\">Reorders the retrieved documents before nuggets are drawn from them. Set-selection methods (SetR, PureCover) choose the documents the report draws on. The retrieval view of the report shows what the method did.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "\">Reorders the retrieved documents before nuggets are drawn from them. Set-selection methods (SetR, PureCover) choose the documents the report draws on. The retrieval view of the report shows what the method did. “No gain measured offline”: with the offline engine the method did not match BM25's α-nDCG@10 and coverage@10 on every evaluation set (docs/reranking.md); with a model it has not been measured here.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

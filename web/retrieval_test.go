@@ -159,6 +159,11 @@ func TestNewReportFormOffersRerankers(t *testing.T) {
 	if diff := cmp.Diff([]string{"", "lancer", "purecover"}, options); diff != "" {
 		t.Errorf("reranker options (-want +got):\n%s", diff)
 	}
+	// Both fell short of BM25 on a gold set with the offline engine
+	// (rerank.OfflineGain), and the form says so.
+	if diff := cmp.Diff([]string{"LANCER (sub-question coverage) — no gain measured offline", "PureCover (coverage minus noise) — no gain measured offline"}, texts(doc, "reranker-option")); diff != "" {
+		t.Errorf("reranker labels (-want +got):\n%s", diff)
+	}
 	form := url.Values{"title": {"Canal"}, "problem_statement": {"How was the canal paid for?"}, "limit": {"1500"}, "reranker": {"purecover"}}
 	wantStatus(t, s.postForm(t, "/reports", form), http.StatusSeeOther)
 	subs := s.svc.submissions()
