@@ -70,9 +70,10 @@ func cmdTrainRanker(ctx context.Context, args []string, env envFunc, stdout, std
 	list := fs.Bool("list", false, "list the stored rankers and which is active, and exit")
 	use := fs.Int64("use", 0, "make the stored ranker with this `id` its engine's active one, and exit")
 	stop := fs.Int64("stop", 0, "stop using the stored ranker with this `id` (its engine goes back to the default weights), and exit")
+	fromReports := fs.Bool("from-reports", false, "also label the nuggets of this data folder's reports by the engine from what analysts and reviewers did: pinned nuggets and those of sentences reviewers marked supported are positive, removed ones negative")
 	k := fs.Int("k", pipeline.DefaultSettings().KeepNuggets, "top-K cut of the cross-validation figures (the nuggets a report keeps)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible train ranker --data DIR --requests R --nuggets GOLD [--requests R2 --nuggets GOLD2] [--engine offline|openai] [--dry-run] [--no-activate]")
+		fmt.Fprintln(stderr, "usage: crucible train ranker --data DIR [--requests R --nuggets GOLD ...] [--from-reports] [--engine offline|openai] [--dry-run] [--no-activate]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -81,9 +82,9 @@ func cmdTrainRanker(ctx context.Context, args []string, env envFunc, stdout, std
 	if *list || *use != 0 || *stop != 0 {
 		return manageRankers(ctx, c, *list, *use, *stop, stdout)
 	}
-	if len(requests) == 0 || len(requests) != len(nuggets) {
+	if len(requests) != len(nuggets) || len(requests) == 0 && !*fromReports {
 		fs.Usage()
-		return fmt.Errorf("%w: train ranker needs --requests and --nuggets, one gold file for each requests file (got %d and %d)", errUsage, len(requests), len(nuggets))
+		return fmt.Errorf("%w: train ranker needs --requests and --nuggets, one gold file for each requests file (got %d and %d), or --from-reports", errUsage, len(requests), len(nuggets))
 	}
 	if *k < 1 {
 		return fmt.Errorf("%w: --k is %d; it must be at least 1", errUsage, *k)
@@ -143,6 +144,27 @@ func cmdTrainRanker(ctx context.Context, args []string, env envFunc, stdout, std
 		sources = append(sources, fmt.Sprintf("%s + %s (%d requests, %d nuggets, %d positive)",
 			filepath.Base(requests[i]), filepath.Base(nuggets[i]), reqs, len(examples)-before, pos))
 	}
+	if *fromReports {
+		ex, reports, err := reportLabels(ctx, a, *engineID)
+		if err != nil {
+			return err
+		}
+		pos := 0
+		for _, e := range ex {
+			if e.Positive {
+				pos++
+			}
+		}
+		fmt.Fprintf(stderr, "from reports: %d nuggets labelled by analysts and reviewers in %d report(s), %d positive\n", len(ex), reports, pos)
+		if len(ex) > 0 {
+			examples = append(examples, ex...)
+			nreq += reports
+			sources = append(sources, fmt.Sprintf("analysts' and reviewers' judgements (%d reports, %d nuggets, %d positive)", reports, len(ex), pos))
+		}
+	}
+	if len(examples) == 0 {
+		return fmt.Errorf("no labelled nuggets: no gold request matched, and no report by the %s engine has pinned, removed or reviewed nuggets; nothing was trained", *engineID)
+	}
 	model, err := pipeline.TrainRanker(examples, pipeline.TrainOptions{})
 	if err != nil {
 		return fmt.Errorf("train ranker on %d nuggets of %d requests: %w", len(examples), nreq, err)
@@ -172,6 +194,48 @@ func cmdTrainRanker(ctx context.Context, args []string, env envFunc, stdout, std
 	}
 	return nil
 }
+
+// reportLabels labels the nuggets of the data folder's finished reports
+// made by the engine (its id) from their current versions and reviews
+// (pipeline.AnalystLabels), one cross-validation group per report. It
+// returns the labels and the number of reports that gave any.
+func reportLabels(ctx context.Context, a *app, engineID string) ([]pipeline.LabelledNugget, int, error) {
+	jobs, err := a.db.Jobs(ctx, maxLabelledJobs)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []pipeline.LabelledNugget
+	reports := 0
+	for _, j := range jobs {
+		if j.ReportID == 0 || j.Engine != engineID {
+			continue
+		}
+		cur, err := a.db.CurrentVersion(ctx, j.ReportID)
+		if errors.Is(err, pipeline.ErrNotFound) {
+			continue // never opened for authoring: nobody judged it
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		generated, err := a.db.Nuggets(ctx, j.ID)
+		if err != nil {
+			return nil, 0, err
+		}
+		reviews, err := a.db.Reviews(ctx, j.ReportID)
+		if err != nil {
+			return nil, 0, err
+		}
+		ex := pipeline.AnalystLabels(fmt.Sprintf("report-%d", j.ReportID), generated, cur.Draft, reviews)
+		if len(ex) > 0 {
+			out = append(out, ex...)
+			reports++
+		}
+	}
+	return out, reports, nil
+}
+
+// maxLabelledJobs bounds the jobs reportLabels looks at, newest first.
+const maxLabelledJobs = 100000
 
 // manageRankers lists the stored rankers, or makes one active or stops
 // using it.

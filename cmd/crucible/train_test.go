@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crucible-portal/crucible/handlers"
 	"github.com/crucible-portal/crucible/pipeline"
@@ -192,3 +195,88 @@ func TestTrainRankerOneClass(t *testing.T) {
 
 // The portal's rankers page is served from the SQLite store (web.Deps.Jobs).
 var _ handlers.RankerStore = (*sqlite.DB)(nil)
+
+// TestTrainRankerFromReports labels nuggets from what an analyst and a
+// reviewer did to a stored report: a pinned nugget and the nugget of a
+// sentence reviewed as supported are positive, a removed one negative.
+func TestTrainRankerFromReports(t *testing.T) {
+	t.Parallel()
+	data := preparedData(t, sampleCorpus)
+	// Nobody has judged anything yet: a clear refusal, nothing stored.
+	_, stderr, code := runCmd(t, "train", "ranker", "--data", data, "--from-reports")
+	if code == 0 || !strings.Contains(stderr, "no labelled nuggets") {
+		t.Fatalf("no judged reports: exit %d, %s", code, stderr)
+	}
+
+	ctx := context.Background()
+	a, err := openApp(ctx, commonFlags{data: data, k1: 0.9, b: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engines, err := a.engines(modelFlags{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := pipeline.Request{ID: "tariffs", Title: "Tariffs", ProblemStatement: "What did the addresses say about tariffs and duties on imports?", Limit: 1500}
+	obs := &rankObserver{}
+	all, err := func() ([]pipeline.Nugget, error) {
+		_, err := engines[0].Pipeline.Generate(ctx, req, pipeline.DefaultSettings(), obs)
+		if err != nil && !errors.Is(err, errStopAfterRank) {
+			return nil, err
+		}
+		return obs.nuggets, nil
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engines[0].Pipeline.Generate(ctx, req, pipeline.DefaultSettings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, _, err := a.db.CreateJob(ctx, pipeline.Job{Request: req, Settings: pipeline.DefaultSettings(), Engine: "offline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.db.SaveNuggets(ctx, job.ID, all); err != nil {
+		t.Fatal(err)
+	}
+	reportID, err := a.db.SaveReport(ctx, job.ID, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := pipeline.NewDraft(rep)
+	if len(first.Nuggets) < 3 || len(first.Sentences) == 0 {
+		t.Fatalf("report too small to judge: %d nuggets, %d sentences", len(first.Nuggets), len(first.Sentences))
+	}
+	if _, err := a.db.SaveVersion(ctx, reportID, 0, pipeline.VersionInfo{Author: "ana", At: time.Now()}, first); err != nil {
+		t.Fatal(err)
+	}
+	edited := first.Clone()
+	edited.Nuggets[0].Pinned = true
+	removed := edited.Nuggets[len(edited.Nuggets)-1]
+	edited.Nuggets = edited.Nuggets[:len(edited.Nuggets)-1]
+	if _, err := a.db.SaveVersion(ctx, reportID, 1, pipeline.VersionInfo{Author: "ana", At: time.Now(), Change: "pinned, removed"}, edited); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.db.SaveReview(ctx, pipeline.Review{Report: reportID, Key: pipeline.SentenceKey(edited.Sentences[0].Sentence),
+		Verdict: pipeline.ReviewSupported, Reviewer: "rev", Version: 2, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+
+	stdout, stderr, code := runCmd(t, "train", "ranker", "--data", data, "--from-reports", "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wantPos := 1
+	if edited.Sentences[0].NuggetID != edited.Nuggets[0].ID && edited.Sentences[0].NuggetID != removed.ID {
+		wantPos = 2
+	}
+	want := fmt.Sprintf("from reports: %d nuggets labelled by analysts and reviewers in 1 report(s), %d positive", wantPos+1, wantPos)
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if !strings.Contains(stdout, "analysts' and reviewers' judgements (1 reports") || !strings.Contains(stdout, "dry run: nothing stored") {
+		t.Errorf("output:\n%s", stdout)
+	}
+}
