@@ -207,6 +207,7 @@ var ruleSettings = []struct {
 	{views.FieldPreferPeriod, func(s *pipeline.Settings) **bool { return &s.PreferPeriod }},
 	{views.FieldPassageScores, func(s *pipeline.Settings) **bool { return &s.PassageScores }},
 	{views.FieldSpreadSources, func(s *pipeline.Settings) **bool { return &s.SpreadSources }},
+	{views.FieldBestPassage, func(s *pipeline.Settings) **bool { return &s.BestPassage }},
 }
 
 // parseReportForm reads a new-report form. Text is trimmed, with CRLF line

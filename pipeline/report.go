@@ -157,12 +157,13 @@ type Settings struct {
 	// (pipeline.RankerModel; 0: DefaultWeights). The run sets it from the
 	// engine's active ranker; what a request asks for is ignored.
 	Ranker int64 `json:",omitempty"`
-	// PreferPeriod, PassageScores and SpreadSources switch the rules
+	// PreferPeriod, PassageScores, SpreadSources and BestPassage switch the rules
 	// Crucible adds to the papers' method (see Heuristics); nil takes the
 	// engine's default, and a run records what it used.
 	PreferPeriod  *bool `json:",omitempty"`
 	PassageScores *bool `json:",omitempty"`
 	SpreadSources *bool `json:",omitempty"`
+	BestPassage   *bool `json:",omitempty"`
 }
 
 // Heuristics are the retrieval and ranking rules Crucible adds to the
@@ -183,6 +184,10 @@ type Heuristics struct {
 	// SpreadSources: among the kept nuggets, one source document gives at
 	// most two before every other source has had its turn.
 	SpreadSources bool
+	// BestPassage: a reranker's prompts show each candidate document's
+	// best BM25 passage for the request instead of the document's opening
+	// (the papers show the document, cut to a budget).
+	BestPassage bool
 }
 
 // Heuristics returns the rules the settings switch on, def filling those
@@ -198,6 +203,7 @@ func (s Settings) Heuristics(def Heuristics) Heuristics {
 		PreferPeriod:  pick(s.PreferPeriod, def.PreferPeriod),
 		PassageScores: pick(s.PassageScores, def.PassageScores),
 		SpreadSources: pick(s.SpreadSources, def.SpreadSources),
+		BestPassage:   pick(s.BestPassage, def.BestPassage),
 	}
 }
 
@@ -205,7 +211,7 @@ func (s Settings) Heuristics(def Heuristics) Heuristics {
 // the settings choose, else as def.
 func (s Settings) WithHeuristics(def Heuristics) Settings {
 	h := s.Heuristics(def)
-	s.PreferPeriod, s.PassageScores, s.SpreadSources = &h.PreferPeriod, &h.PassageScores, &h.SpreadSources
+	s.PreferPeriod, s.PassageScores, s.SpreadSources, s.BestPassage = &h.PreferPeriod, &h.PassageScores, &h.SpreadSources, &h.BestPassage
 	return s
 }
 

@@ -32,6 +32,7 @@ const (
 	FieldPreferPeriod        = "prefer_period"
 	FieldPassageScores       = "passage_scores"
 	FieldSpreadSources       = "spread_sources"
+	FieldBestPassage         = "best_passage"
 )
 
 // DefaultReportLimit is the report length, in characters, the form
@@ -156,6 +157,10 @@ var ruleFields = []ruleField{
 		Help:    "Among the kept nuggets, one document gives at most two before every other document has had its turn.",
 		Of:      func(h pipeline.Heuristics) bool { return h.SpreadSources },
 		Setting: func(s pipeline.Settings) *bool { return s.SpreadSources }},
+	{Name: FieldBestPassage, Label: "Rerankers read the best passage",
+		Help:    "With a reranker, its prompts show each document's best passage for the request instead of the document's opening.",
+		Of:      func(h pipeline.Heuristics) bool { return h.BestPassage },
+		Setting: func(s pipeline.Settings) *bool { return s.BestPassage }},
 }
 
 // engineDefault describes a rule's default on each engine: "Engine

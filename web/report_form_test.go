@@ -137,13 +137,14 @@ func TestNewReportFormRules(t *testing.T) {
 		{ID: "offline", Label: "offline engine", Offline: true, Defaults: pipeline.Heuristics{PassageScores: true}},
 	}
 	doc := parseHTML(t, s.get(t, "/reports/new"))
-	if n := byTestID(doc, "settings").Find(`[data-testid="rule-field"]`).Length(); n != 3 {
-		t.Fatalf("%d rule fields in the settings, want 3", n)
+	if n := byTestID(doc, "settings").Find(`[data-testid="rule-field"]`).Length(); n != 4 {
+		t.Fatalf("%d rule fields in the settings, want 4", n)
 	}
 	for name, want := range map[string]string{
 		"prefer_period":  "Engine default (off for Llama-3.3-70B, off for offline engine)",
 		"passage_scores": "Engine default (off for Llama-3.3-70B, on for offline engine)",
 		"spread_sources": "Engine default (off for Llama-3.3-70B, off for offline engine)",
+		"best_passage":   "Engine default (off for Llama-3.3-70B, off for offline engine)",
 	} {
 		sel := byTestID(doc, "field-"+name).Find("option[selected]")
 		if v, _ := sel.Attr("value"); v != "" || strings.TrimSpace(sel.Text()) != want {

@@ -50,6 +50,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.BoolVar(&s.FullScan, "full-scan", s.FullScan, "read every passage of the report's documents for every kept nugget, with no early stopping (the papers' schedule; many more model calls)")
 	fs.Var(switchFlag{&s.PreferPeriod}, "prefer-period", "on or off: add and favour the documents dated in a period the request names (default: the engine's; docs/pipeline.md)")
 	fs.Var(switchFlag{&s.PassageScores}, "passage-scores", "on or off: score a document by its best three passages, not its best one (default: the engine's)")
+	fs.Var(switchFlag{&s.BestPassage}, "best-passage", "on or off: with --reranker, prompts show each document's best passage instead of its opening (default: the engine's)")
 	fs.Var(switchFlag{&s.SpreadSources}, "spread-sources", "on or off: keep at most two nuggets of one document before the others have their turn (default: the engine's)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--baseline lead]")

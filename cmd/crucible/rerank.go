@@ -48,6 +48,8 @@ func cmdRerank(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	o := rerank.Options{}
 	fs.IntVar(&o.Depth, "depth", 0, "candidates reranked (0: the method's default)")
 	fs.IntVar(&o.DocChars, "doc-chars", 0, "characters of document text per prompt (0: default 1500)")
+	var bestPassage *bool
+	fs.Var(switchFlag{&bestPassage}, "best-passage", "on or off: prompts show each document's best BM25 passage for the request instead of its opening (default: the engine's)")
 	fs.IntVar(&o.SubQuestions, "subquestions", 0, "LANCER: sub-questions n (0: 2)")
 	fs.StringVar(&o.Aggregation, "aggregation", "", "LANCER: sum, sum:tau=T, rrf, greedy-sum, greedy-alpha, greedy-coverage[:tau=T] (default sum)")
 	oracle := fs.String("oracle", "", "LANCER: JSON `file` {\"request_id\": [questions]} of oracle sub-questions")
@@ -141,9 +143,11 @@ func cmdRerank(ctx context.Context, args []string, env envFunc, stdout, stderr i
 			cands[i] = rerank.Candidate{ID: e.DocID, Score: e.Score}
 			first[e.DocID] = i + 1
 		}
-		passages, err := bestPassages(ctx, a.searcher(), req, len(cands))
-		if err != nil {
-			return err
+		var passages map[string]string
+		if (pipeline.Settings{BestPassage: bestPassage}).Heuristics(eng.Pipeline.Defaults).BestPassage {
+			if passages, err = bestPassages(ctx, a.searcher(), req, len(cands)); err != nil {
+				return err
+			}
 		}
 		res, err := rr.Rerank(ctx, rerank.Input{Request: req, Candidates: cands, Docs: a.db, Passages: passages})
 		if err != nil {

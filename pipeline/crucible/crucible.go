@@ -132,7 +132,7 @@ type Engine struct {
 // (docs/pipeline.md, "Rules added to the papers"). Only the period
 // preference passed; scoring documents by three passages helped one set,
 // and spreading nuggets over documents lowered recall on all three.
-var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true}
+var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true, BestPassage: true}
 
 // OfflineScanLimit is the offline engine's ScanLimit: reading every
 // promising passage instead of the first 24 made 26 times the extraction
@@ -816,9 +816,17 @@ func (r *run) rerank(ctx context.Context, ret []pipeline.RetrievedDoc) (reranked
 		return nil, nil, err
 	}
 	cands := make([]rerank.Candidate, len(ret))
-	passages := make(map[string]string, len(ret))
+	// With the rule BestPassage the prompts show each document's best
+	// passage; without it, the document's opening (nil passages).
+	var passages map[string]string
+	if r.h.BestPassage {
+		passages = make(map[string]string, len(ret))
+	}
 	for i, d := range ret {
 		cands[i] = rerank.Candidate{ID: d.DocID, Score: d.Score}
+		if passages == nil {
+			continue
+		}
 		ps, err := r.passagesOf(ctx, d.DocID)
 		if err != nil {
 			return nil, nil, err

@@ -112,3 +112,52 @@ func TestRerankStageErrors(t *testing.T) {
 		t.Errorf("a reranker returning a bad ranking: %v, want a rerank StageError", err)
 	}
 }
+
+// inputReranker keeps the input it was given and keeps the order.
+type inputReranker struct{ in *rerank.Input }
+
+func (inputReranker) Name() string { return "input" }
+
+func (r inputReranker) Rerank(_ context.Context, in rerank.Input) (rerank.Result, error) {
+	*r.in = in
+	return rerank.Result{Method: "input", Ranking: in.Candidates}, nil
+}
+
+// Rerankers read each document's opening, as the papers show them, unless
+// the rule BestPassage gives them its best passage for the request.
+func TestRerankStageShowsDocumentsOrBestPassages(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		defaults pipeline.Heuristics
+		passages bool
+	}{
+		{"model default: the document", pipeline.Heuristics{}, false},
+		{"best passage", pipeline.Heuristics{BestPassage: true}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var in rerank.Input
+			e := newEngine(testCorpus(), &scripted{nuggets: testNuggets()})
+			e.Defaults = tt.defaults
+			e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) { return inputReranker{&in}, nil }
+			s := pipeline.DefaultSettings()
+			s.Reranker = "input"
+			if _, err := e.Generate(context.Background(), testRequest, s, nil); err != nil {
+				t.Fatal(err)
+			}
+			if len(in.Candidates) == 0 || in.Docs == nil {
+				t.Fatalf("reranker input %+v", in)
+			}
+			if !tt.passages {
+				if in.Passages != nil {
+					t.Errorf("passages given %v; the reranker must read the documents", in.Passages)
+				}
+				return
+			}
+			for _, c := range in.Candidates {
+				if in.Passages[c.ID] == "" {
+					t.Errorf("no best passage for %s", c.ID)
+				}
+			}
+		})
+	}
+}

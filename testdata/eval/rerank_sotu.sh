@@ -7,7 +7,8 @@
 #
 # DATA_DIR holds the demo corpus (crucible ingest --data DATA_DIR
 # testdata/corpora/sotu.jsonl.gz); CRUCIBLE names the binary (default:
-# crucible on the PATH). Not part of make test.
+# crucible on the PATH); RERANK_ARGS are added to every crucible rerank
+# (e.g. "--best-passage off"). Not part of make test.
 set -euo pipefail
 D=${1:?usage: rerank_sotu.sh DATA_DIR [WORK_DIR]}
 W=${2:-$(mktemp -d)}
@@ -34,7 +35,7 @@ PY
   echo "== $S (alpha-nDCG@10, coverage@10)"
   for M in bm25 lancer pointwise listwise setwise setr purecover corank; do
     if [ "$M" != bm25 ]; then
-      "$B" rerank --data "$D" --requests "$E/$S-requests.jsonl" --run "$W/$S-bm25.run" --method "$M" --out "$W/$S-$M.run" >/dev/null
+      "$B" rerank --data "$D" --requests "$E/$S-requests.jsonl" --run "$W/$S-bm25.run" --method "$M" --out "$W/$S-$M.run" ${RERANK_ARGS:-} >/dev/null
     fi
     printf '%-10s ' "$M"
     "$B" eval retrieval --nugget-qrels "$W/$S-nq.txt" --run "$W/$S-$M.run" --k 10 | awk '/^(alpha_ndcg_cut_10|coverage_10) / {printf "%s ", $3} END {print ""}'
