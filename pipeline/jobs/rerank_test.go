@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
 	"github.com/crucible-portal/crucible/pipeline/llm/offline"
 	"github.com/crucible-portal/crucible/pipeline/rerank"
@@ -18,6 +19,9 @@ import (
 func TestJobWithReranker(t *testing.T) {
 	w := newWorld(t)
 	eng := w.engine(w.cached(offline.New(analyzer{w.ix})))
+	// The offline engine's rules, as served: its rerankers read each
+	// document's best passage.
+	eng.Pipeline.Defaults = crucible.OfflineHeuristics
 	eng.Pipeline.NewReranker = func(method string, model pipeline.Model) (rerank.Reranker, error) {
 		return rerank.New(method, model, rerank.Options{CoverK: 2})
 	}
