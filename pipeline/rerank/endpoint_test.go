@@ -396,7 +396,7 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 // the probability of "yes" for the yes/no tasks and −1 for the others.
 func answer(task pipeline.Task, user string, docs []shownDoc) (text string, yes float64, err error) {
 	want := map[pipeline.Task]int{
-		rerank.TaskSubQuestions: 0, rerank.TaskRequirements: 0,
+		rerank.TaskSubQuestions: 0,
 		rerank.TaskRate: 1, rerank.TaskPointwise: 1, rerank.TaskSupport: 1, rerank.TaskCoRankFeatures: 1,
 	}
 	if n, ok := want[task]; ok && len(docs) != n {

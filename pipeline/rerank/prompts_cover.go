@@ -327,7 +327,15 @@ type RequirementsInput struct {
 	Request prompts.RequestInfo
 	// Max is the most requirements asked for, 1..MaxRequirements.
 	Max int
+	// Docs are the candidate documents the requirements will be judged
+	// against, each cut to RequirementDocChars: what the collection holds
+	// on the request shapes what a report on it can give.
+	Docs []PromptDoc
 }
+
+// RequirementDocChars is the text of each candidate document the
+// requirements prompt shows.
+const RequirementDocChars = 400
 
 // Requirement is one information requirement and its weight.
 type Requirement struct {
@@ -352,8 +360,18 @@ func BuildRequirements(in RequirementsInput) pipeline.ModelRequest {
 	var b strings.Builder
 	b.WriteString("An analyst is preparing a cited report for the request below.\n\n")
 	writeRequestBlock(&b, in.Request)
+	if len(in.Docs) > 0 {
+		fmt.Fprintf(&b, "\nThe search found these %d documents for it (the start of each):\n\n", len(in.Docs))
+		for i, d := range in.Docs {
+			d.Text, _ = cutText(strings.TrimSpace(d.Text), RequirementDocChars)
+			writeDocBlock(&b, fmt.Sprintf("[%d]", i+1), d)
+		}
+	}
 	fmt.Fprintf(&b, "\nList the information requirements of this request: the separate pieces of information a complete report must give. "+
 		"Give at most %d, fewer when the request is narrow, and do not list the same need twice in other words. ", m)
+	if len(in.Docs) > 0 {
+		b.WriteString("Let the documents show what can be reported, but list what the request needs, not what one document happens to say. ")
+	}
 	b.WriteString("Give each one a weight from 1 to 5 for how much the report depends on it: 5 when the report would fail without it, " +
 		"3 for an important part, 1 for useful background.\n\n")
 	b.WriteString("Output format: one requirement per line, numbered, its weight in brackets first. For example:\n\n")

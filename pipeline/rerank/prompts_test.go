@@ -53,8 +53,9 @@ func builderCases() []struct {
 			[]string{"labelled A to C", "Document C\n<document>", "a single letter. For example:\n\nB\n"}},
 		{"setr", BuildSetR(SetRInput{Request: promptRequest, Docs: promptDocs}), TaskSetR, false,
 			[]string{"[1] to [3]", "### Documents per requirement\n1: [2] [5]\n2: [5]\n3: none\n### Final Selection: [5]"}},
-		{"requirements", BuildRequirements(RequirementsInput{Request: promptRequest, Max: 4}), TaskRequirements, false,
-			[]string{"Give at most 4", "1. (weight 5) Which flood barrier"}},
+		{"requirements", BuildRequirements(RequirementsInput{Request: promptRequest, Max: 4, Docs: promptDocs}), TaskRequirements, false,
+			[]string{"Give at most 4", "1. (weight 5) Which flood barrier", "The search found these 3 documents", `[1] (title: "Dredging budget")`,
+				"not what one document happens to say"}},
 		{"support", BuildSupport(SupportInput{Request: promptRequest, Requirement: "The cost of dredging", Doc: promptDocs[0]}), TaskSupport, true,
 			[]string{"One piece of information the report needs: The cost of dredging", "gives that information"}},
 	}

@@ -51,7 +51,7 @@ func (p *pureCoverReranker) Rerank(ctx context.Context, in Input) (Result, error
 	}
 	ru.plan(1)
 	req := RequestInfo(in.Request)
-	resp, err := ru.ask(ctx, BuildRequirements(RequirementsInput{Request: req, Max: p.s.requirements}))
+	resp, err := ru.ask(ctx, BuildRequirements(RequirementsInput{Request: req, Max: p.s.requirements, Docs: ru.docs}))
 	if err != nil {
 		return Result{}, fmt.Errorf("purecover: requirements of request %q: %w", in.Request.ID, err)
 	}
