@@ -397,7 +397,7 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 func answer(task pipeline.Task, user string, docs []shownDoc) (text string, yes float64, err error) {
 	want := map[pipeline.Task]int{
 		rerank.TaskSubQuestions: 0,
-		rerank.TaskRate: 1, rerank.TaskPointwise: 1, rerank.TaskSupport: 1, rerank.TaskCoRankFeatures: 1,
+		rerank.TaskRate:         1, rerank.TaskPointwise: 1, rerank.TaskSupport: 1, rerank.TaskCoRankFeatures: 1,
 	}
 	if n, ok := want[task]; ok && len(docs) != n {
 		return "", 0, fmt.Errorf("%d documents shown, want %d", len(docs), n)
