@@ -77,6 +77,11 @@ type RerankRecord struct {
 	Trace json.RawMessage
 	// Usage counts the stage's model calls.
 	Usage Usage
+	// Kept is how many leading documents of Order the report goes on with:
+	// a reranker that reads more candidates than a report retrieves
+	// (CoRank's 200) chooses among them, and the report keeps as many as
+	// it retrieved. 0: all of them.
+	Kept int `json:",omitempty"`
 }
 
 // RerankStore keeps the rerank stage's record of a job. It is separate

@@ -28,6 +28,9 @@ type modelFlags struct {
 	timeout     time.Duration
 	concurrency int
 	retries     int
+	// embedModel names an embedding model at the same endpoint, for
+	// CoRank's feature choice and the paraphrase prefilter.
+	embedModel string
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet, env envFunc) {
@@ -37,6 +40,7 @@ func (m *modelFlags) register(fs *flag.FlagSet, env envFunc) {
 	fs.DurationVar(&m.timeout, "model-timeout", envDuration(env, "CRUCIBLE_MODEL_TIMEOUT", llm.DefaultTimeout), "timeout of one model call (env CRUCIBLE_MODEL_TIMEOUT)")
 	fs.IntVar(&m.concurrency, "model-concurrency", envInt(env, "CRUCIBLE_MODEL_CONCURRENCY", llm.DefaultMaxConcurrent), "model calls in flight at most (env CRUCIBLE_MODEL_CONCURRENCY)")
 	fs.IntVar(&m.retries, "model-retries", llm.DefaultMaxRetries, "retries of a failed model call")
+	fs.StringVar(&m.embedModel, "embed-model", env.get("CRUCIBLE_EMBED_MODEL", ""), "embedding model `name` at the endpoint (env CRUCIBLE_EMBED_MODEL): CoRank chooses feature items and merging chooses paraphrase pairs by embedding similarity, embeddings cached in SQLite; empty: lexical similarity")
 }
 
 func envDuration(env envFunc, key string, def time.Duration) time.Duration {
@@ -138,13 +142,13 @@ func (c *statsCache) get(ix *index.Index, terms []string) (offline.TermStats, bo
 // it comes first, as the default). Every model call goes through the
 // SQLite cache.
 func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) {
-	pipelineFor := func(model pipeline.Model, label string, defaults pipeline.Heuristics, scanLimit int) *crucible.Engine {
+	pipelineFor := func(model pipeline.Model, label string, sp engineSpec) *crucible.Engine {
 		return &crucible.Engine{
-			Defaults: defaults, ScanLimit: scanLimit,
+			Defaults: sp.defaults, ScanLimit: sp.scanLimit, Embedder: sp.embedder,
 			Searcher: a.searcher(), Store: a.db, Model: model,
 			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Sentences: index.Sentences, Name: label,
 			DocFreq:     a.docFreq,
-			NewReranker: a.rerankerFor(model),
+			NewReranker: a.rerankerFor(model, sp),
 			Ranker:      a.db.ActiveRanker,
 		}
 	}
@@ -152,28 +156,62 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		Info: pipeline.EngineInfo{ID: "offline", Label: export.OfflineLabel, Offline: true, Defaults: crucible.OfflineHeuristics},
 		Pipeline: pipelineFor(llm.Cached{
 			Next: offline.New(indexAnalyzer{a.index}), Store: a.db, Namespace: offline.Version,
-		}, export.OfflineLabel, crucible.OfflineHeuristics, crucible.OfflineScanLimit),
+		}, export.OfflineLabel, offlineSpec),
 	}
 	if m.url == "" {
+		if m.embedModel != "" {
+			return nil, fmt.Errorf("%w: --embed-model needs --model-url: the embeddings come from the model endpoint", errUsage)
+		}
 		return []jobs.Engine{off}, nil
 	}
 	client, err := m.client(logger)
 	if err != nil {
 		return nil, err
 	}
+	var sp engineSpec
+	if m.embedModel != "" {
+		ec, err := m.withModel(m.embedModel).client(logger)
+		if err != nil {
+			return nil, err
+		}
+		sp.embedder = llm.CachedEmbedder{Next: ec, Store: a.db, Namespace: "embed/" + m.embedModel}
+	}
 	remote := jobs.Engine{
 		Info:     pipeline.EngineInfo{ID: "openai", Label: client.Name()},
-		Pipeline: pipelineFor(llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, client.Name(), pipeline.Heuristics{}, 0),
+		Pipeline: pipelineFor(llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, client.Name(), sp),
 		Check:    client.Check,
 	}
 	return []jobs.Engine{remote, off}, nil
 }
 
+// engineSpec is what differs between the engines beyond the model: the
+// rules of pipeline.Heuristics and the scan limit (crucible.Engine), CoRank's
+// coarse window, and the embedder. The zero value is a model's: the papers'
+// method, no embeddings.
+type engineSpec struct {
+	defaults     pipeline.Heuristics
+	scanLimit    int
+	coarseWindow int
+	embedder     rerank.Embedder
+}
+
+// offlineSpec is the offline engine's, each part measured
+// (docs/pipeline.md, docs/benchmarks.md §7).
+var offlineSpec = engineSpec{defaults: crucible.OfflineHeuristics, scanLimit: crucible.OfflineScanLimit,
+	coarseWindow: rerank.OfflineCoarseWindow}
+
+// withModel returns the flags naming another model at the same endpoint.
+func (m modelFlags) withModel(name string) modelFlags {
+	m.model = name
+	return m
+}
+
 // rerankerFor returns the reranker factory of an engine whose (cached)
 // model is engineModel: every method of pipeline/rerank with its defaults,
 // CoRank keeping document features in SQLite under the engine's cache
-// namespace. The run passes its own metered model on to the reranker.
-func (a *app) rerankerFor(engineModel pipeline.Model) func(method string, model pipeline.Model) (rerank.Reranker, error) {
+// namespace, with the engine's coarse window and embedder. The run passes
+// its own metered model on to the reranker.
+func (a *app) rerankerFor(engineModel pipeline.Model, sp engineSpec) func(method string, model pipeline.Model) (rerank.Reranker, error) {
 	ns := ""
 	if cm, ok := engineModel.(llm.Cached); ok {
 		ns = cm.Namespace
@@ -181,7 +219,8 @@ func (a *app) rerankerFor(engineModel pipeline.Model) func(method string, model 
 	return func(method string, model pipeline.Model) (rerank.Reranker, error) {
 		o := rerank.Options{}
 		if ns != "" {
-			o.CoRank = rerank.CoRankConfig{Store: a.db, Namespace: ns, Terms: a.index.Terms}
+			o.CoRank = rerank.CoRankConfig{Store: a.db, Namespace: ns, Terms: a.index.Terms,
+				CoarseWindow: sp.coarseWindow, Embedder: sp.embedder}
 		}
 		return rerank.New(method, model, o)
 	}

@@ -54,6 +54,7 @@ func cmdRerank(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.StringVar(&o.Aggregation, "aggregation", "", "LANCER: sum, sum:tau=T, rrf, greedy-sum, greedy-alpha, greedy-coverage[:tau=T] (default sum)")
 	oracle := fs.String("oracle", "", "LANCER: JSON `file` {\"request_id\": [questions]} of oracle sub-questions")
 	fs.IntVar(&o.WindowSize, "window", 0, "listwise: window size (0: 20)")
+	coarseWindow := fs.Int("coarse-window", -1, "CoRank: coarse ranking window (0: one prompt over every candidate, as the paper and the default with a model; 2 or more: sliding windows of that size; default with the offline engine 20)")
 	fs.IntVar(&o.WindowStride, "stride", 0, "listwise: stride (0: 10)")
 	fs.IntVar(&o.TopK, "top-k", 0, "setwise: leading documents sorted (0: 10)")
 	fs.IntVar(&o.CoverK, "cover-k", 0, "PureCover: largest set K (0: 5)")
@@ -97,7 +98,14 @@ func cmdRerank(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		if err != nil {
 			return err
 		}
-		o.CoRank = rerank.CoRankConfig{Store: a.db, Namespace: ns, Terms: a.index.Terms}
+		cw := *coarseWindow
+		if cw < 0 {
+			cw = 0 // a model: one prompt, as the paper
+			if eng.Info.Offline {
+				cw = rerank.OfflineCoarseWindow
+			}
+		}
+		o.CoRank = rerank.CoRankConfig{Store: a.db, Namespace: ns, Terms: a.index.Terms, CoarseWindow: cw, Embedder: eng.Pipeline.Embedder}
 	}
 	rr, err := rerank.New(*method, eng.Pipeline.Model, o)
 	if err != nil {

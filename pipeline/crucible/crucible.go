@@ -116,6 +116,10 @@ type Engine struct {
 	// named (Name), or nil: the rank stage then scores nuggets with
 	// pipeline.DefaultWeights. nil: always the default weights.
 	Ranker func(ctx context.Context, engine string) (*pipeline.RankerModel, error)
+	// Embedder, when set (an embeddings endpoint, --embed-model), chooses
+	// the paraphrase pairs of merging by embedding similarity
+	// (nearestPairs); nil: the lexical prefilter.
+	Embedder rerank.Embedder
 	// ScanLimit bounds the passages an early-stopping scan reads per
 	// nugget (0: no bound but the prefilter's; a full scan reads all):
 	// OfflineScanLimit for the offline engine, none with a model.
@@ -815,6 +819,15 @@ func (r *run) rerank(ctx context.Context, ret []pipeline.RetrievedDoc) (reranked
 	if err != nil {
 		return nil, nil, err
 	}
+	kept := len(ret)
+	if w, ok := rr.(rerank.CandidateWanter); ok && w.WantsCandidates() > len(ret) {
+		// CoRank's coarse ranking reads 200 candidates: the next best
+		// documents join the retrieved ones, and the report keeps as many
+		// as it retrieved, the reranker's best.
+		if ret, err = r.moreCandidates(ctx, ret, w.WantsCandidates()); err != nil {
+			return nil, nil, err
+		}
+	}
 	cands := make([]rerank.Candidate, len(ret))
 	// With the rule BestPassage the prompts show each document's best
 	// passage; without it, the document's opening (nil passages).
@@ -849,6 +862,9 @@ func (r *run) rerank(ctx context.Context, ret []pipeline.RetrievedDoc) (reranked
 		byID[d.DocID] = d
 	}
 	rec := pipeline.RerankRecord{Method: res.Method, FirstStage: ret, Selected: res.Selected, Usage: res.Usage}
+	if kept < len(ret) {
+		rec.Kept = kept
+	}
 	for _, c := range res.Ranking {
 		d, ok := byID[c.ID]
 		if !ok {
@@ -870,11 +886,40 @@ func (r *run) rerank(ctx context.Context, ret []pipeline.RetrievedDoc) (reranked
 			return nil, nil, err
 		}
 	}
+	reranked = reranked[:min(kept, len(reranked))]
 	pool = reranked
 	if res.Selected > 0 {
-		pool = reranked[:res.Selected]
+		pool = reranked[:min(res.Selected, len(reranked))]
 	}
 	return reranked, pool, nil
+}
+
+// moreCandidates returns the retrieved documents followed by the next best
+// documents for the request's query (MaxP order), up to want in all.
+func (r *run) moreCandidates(ctx context.Context, ret []pipeline.RetrievedDoc, want int) ([]pipeline.RetrievedDoc, error) {
+	q := r.req.Query()
+	if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
+		q = string([]rune(q)[:pipeline.MaxQueryChars])
+	}
+	res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: want, Docs: true})
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[string]bool, len(ret))
+	for _, d := range ret {
+		have[d.DocID] = true
+	}
+	out := append([]pipeline.RetrievedDoc(nil), ret...)
+	for _, h := range res.Hits {
+		if len(out) >= want {
+			break
+		}
+		if !have[h.DocID] {
+			have[h.DocID] = true
+			out = append(out, pipeline.RetrievedDoc{Rank: len(out) + 1, DocID: h.DocID, Title: h.Title, Score: h.Score, Ordinal: h.Ordinal})
+		}
+	}
+	return out, nil
 }
 
 // document loads a document once per run.

@@ -161,3 +161,52 @@ func TestRerankStageShowsDocumentsOrBestPassages(t *testing.T) {
 		})
 	}
 }
+
+// wantingReranker wants more candidates than the report retrieves and
+// reverses them.
+type wantingReranker struct {
+	want int
+	seen *[]string
+}
+
+func (wantingReranker) Name() string           { return "wanting" }
+func (w wantingReranker) WantsCandidates() int { return w.want }
+
+func (w wantingReranker) Rerank(_ context.Context, in rerank.Input) (rerank.Result, error) {
+	var out []rerank.Candidate
+	for i := len(in.Candidates) - 1; i >= 0; i-- {
+		*w.seen = append(*w.seen, in.Candidates[i].ID)
+		out = append(out, in.Candidates[i])
+	}
+	return rerank.Result{Method: "wanting", Ranking: out}, nil
+}
+
+// A reranker that reads more candidates than the report retrieves (as
+// CoRank reads 200) gets them; the report keeps as many as it retrieved,
+// the reranker's best, and the record says how many.
+func TestRerankStageGivesAWantingRerankerMoreCandidates(t *testing.T) {
+	var seen []string
+	e := newEngine(testCorpus(), &scripted{nuggets: testNuggets()})
+	e.NewReranker = func(string, pipeline.Model) (rerank.Reranker, error) {
+		return wantingReranker{want: 3, seen: &seen}, nil
+	}
+	s := pipeline.DefaultSettings()
+	s.Retrieve, s.IdeationDocs, s.Reranker = 2, 2, "wanting"
+	rec := &rerankRecorder{}
+	if _, err := e.Generate(context.Background(), testRequest, s, rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 3 {
+		t.Fatalf("the reranker saw %v; want the 2 retrieved and the next best", seen)
+	}
+	if rec.rec == nil || len(rec.rec.FirstStage) != 3 || rec.rec.Kept != 2 || len(rec.rec.Order) != 3 {
+		t.Fatalf("rerank record %+v; want 3 candidates, 2 kept", rec.rec)
+	}
+	for _, n := range rec.nuggets {
+		for _, src := range n.Sources {
+			if src != seen[0] && src != seen[1] {
+				t.Errorf("nugget %s from %s, outside the two kept (%v)", n.ID, src, seen[:2])
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
 )
 
 // ideate summarises each of the top documents for the request and draws
@@ -96,6 +97,67 @@ func normAnswer(s string) string {
 	return b.String()
 }
 
+// nearestPairs is the paraphrase prefilter with an embeddings endpoint
+// (Engine.Embedder): each nugget's question and answer are embedded and
+// paired with their pairsPerNugget nearest neighbours by cosine, most
+// similar pairs first, no nugget in more than pairsPerNugget pairs. No
+// threshold: the paraphrase prompt judges. nil, nil without an embedder,
+// or when embedding failed (the run notes it and the lexical prefilter,
+// candidatePairs, takes over).
+func (r *run) nearestPairs(ctx context.Context, ns []pipeline.Nugget) ([]pipeline.PairJudgement, error) {
+	if r.e.Embedder == nil || len(ns) < 2 {
+		return nil, nil
+	}
+	texts := make([]string, len(ns))
+	for i, n := range ns {
+		texts[i] = n.Question + " " + n.Answer
+	}
+	vs, err := r.e.Embedder.Embed(ctx, texts)
+	if err == nil && len(vs) != len(ns) {
+		err = fmt.Errorf("%d embeddings for %d nuggets", len(vs), len(ns))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.problem("merge: embeddings failed (%v); the lexical prefilter chose the paraphrase pairs", err)
+		return nil, nil
+	}
+	type scored struct {
+		a, b int
+		sim  float64
+	}
+	seen := map[[2]int]bool{}
+	var all []scored
+	for i := range ns {
+		near := make([]scored, 0, len(ns)-1)
+		for j := range ns {
+			if j != i {
+				near = append(near, scored{min(i, j), max(i, j), rerank.Cosine(vs[i], vs[j])})
+			}
+		}
+		sortStable(near, func(x, y scored) bool { return x.sim > y.sim })
+		for _, p := range near[:min(pairsPerNugget, len(near))] {
+			if k := [2]int{p.a, p.b}; !seen[k] {
+				seen[k] = true
+				all = append(all, p)
+			}
+		}
+	}
+	sortStable(all, func(x, y scored) bool { return x.sim > y.sim })
+	per := make([]int, len(ns))
+	out := []pipeline.PairJudgement{}
+	for _, p := range all {
+		if per[p.a] >= pairsPerNugget || per[p.b] >= pairsPerNugget {
+			continue
+		}
+		per[p.a]++
+		per[p.b]++
+		out = append(out, pipeline.PairJudgement{A: p.a, B: p.b})
+	}
+	return out, nil
+}
+
 // candidatePairs is the cheap prefilter of paraphrase merging: pairs of
 // nuggets whose question and answer terms overlap enough (or whose answers
 // are equal), at most pairsPerNugget per nugget, most similar first.
@@ -151,10 +213,16 @@ func yesConfidence(yes bool, resp pipeline.ModelResponse) float64 {
 // merge asks the model about the plausible paraphrase pairs and merges the
 // most confident first, down to the target number of nuggets.
 func (r *run) merge(ctx context.Context, ns []pipeline.Nugget) ([]pipeline.Nugget, error) {
-	pairs := r.candidatePairs(ns)
+	pairs, err := r.nearestPairs(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	if pairs == nil {
+		pairs = r.candidatePairs(ns)
+	}
 	r.enter(StageMerge, len(pairs))
 	var done counter
-	err := pipeline.ForEach(ctx, len(pairs), r.s.Concurrency, func(ctx context.Context, i int) error {
+	err = pipeline.ForEach(ctx, len(pairs), r.s.Concurrency, func(ctx context.Context, i int) error {
 		defer func() { r.tick(done.inc(), len(pairs)) }()
 		a, b := ns[pairs[i].A], ns[pairs[i].B]
 		out, resp, ok, err := complete(ctx, r, prompts.BuildParaphrase(prompts.ParaphraseInput{

@@ -352,8 +352,12 @@ func (o *storeObserver) Reranked(ctx context.Context, rec pipeline.RerankRecord)
 	for _, d := range rec.FirstStage {
 		byID[d.DocID] = d
 	}
-	docs := make([]pipeline.RetrievedDoc, 0, len(rec.Order))
-	for i, id := range rec.Order {
+	order := rec.Order
+	if rec.Kept > 0 && rec.Kept < len(order) {
+		order = order[:rec.Kept]
+	}
+	docs := make([]pipeline.RetrievedDoc, 0, len(order))
+	for i, id := range order {
 		d := byID[id]
 		d.Rank = i + 1
 		docs = append(docs, d)

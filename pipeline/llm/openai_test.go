@@ -43,7 +43,7 @@ func newFakeEndpoint(t *testing.T, handle func(n int, body map[string]any, w htt
 				return
 			}
 			f.models(w, r)
-		case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		case r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/embeddings"):
 			raw, err := io.ReadAll(r.Body)
 			if err != nil {
 				t.Errorf("read request body: %v", err)

@@ -38,6 +38,11 @@ const (
 	DefaultCoRankKeywords = 5
 	DefaultCoRankSections = 1
 	DefaultCoRankQueries  = 1
+	// OfflineCoarseWindow is the offline engine's coarse window: its
+	// lexical listwise answer over all 200 compact representations at
+	// once ranked worse than sliding windows of 20 on all three SOTU gold
+	// sets (docs/benchmarks.md §7).
+	OfflineCoarseWindow = 20
 )
 
 // Parameters of the lexical similarity (BM25 over one kind of feature
@@ -86,6 +91,12 @@ type CoRankConfig struct {
 	// Keywords, Sections and Queries are how many of each feature a
 	// compact representation shows. 0: 5, 1 and 1.
 	Keywords, Sections, Queries int
+	// CoarseWindow is the coarse ranking's window: 0 shows every coarse
+	// candidate's compact representation in one listwise prompt, as the
+	// paper does; a size of 2 or more ranks them in bottom-up sliding
+	// windows of that size, stride half of it, for a model whose context
+	// cannot hold them all.
+	CoarseWindow int
 }
 
 // CoRank is the CoRank reranker. It is safe for concurrent use when its
@@ -101,6 +112,7 @@ type CoRank struct {
 	concurrency                               int
 	windowSize, windowStride                  int
 	keywords, sections, queries               int
+	coarseWindow                              int
 }
 
 // NewCoRank returns a CoRank reranker asking model. From opts it reads
@@ -129,6 +141,7 @@ func NewCoRank(model pipeline.Model, opts Options, cfg CoRankConfig) (*CoRank, e
 		keywords:     orDefault(cfg.Keywords, DefaultCoRankKeywords),
 		sections:     orDefault(cfg.Sections, DefaultCoRankSections),
 		queries:      orDefault(cfg.Queries, DefaultCoRankQueries),
+		coarseWindow: cfg.CoarseWindow,
 	}
 	bad := func(format string, args ...any) (*CoRank, error) {
 		return nil, fmt.Errorf("reranker %s: %w", MethodCoRank, pipeline.Invalidf(format, args...))
@@ -148,6 +161,8 @@ func NewCoRank(model pipeline.Model, opts Options, cfg CoRankConfig) (*CoRank, e
 		return bad("feature prompt budget %d characters, want at least 1", cfg.FeatureChars)
 	case c.concurrency < 1:
 		return bad("concurrency %d, want at least 1", opts.Concurrency)
+	case cfg.CoarseWindow < 0 || cfg.CoarseWindow == 1:
+		return bad("coarse window %d, want 0 (one prompt for every candidate) or at least 2", cfg.CoarseWindow)
 	case c.keywords < 0 || c.sections < 0 || c.queries < 0:
 		return bad("feature counts %d keywords, %d sections, %d queries: none may be negative", cfg.Keywords, cfg.Sections, cfg.Queries)
 	}
@@ -170,6 +185,10 @@ var _ Reranker = (*CoRank)(nil)
 // Name is MethodCoRank.
 func (c *CoRank) Name() string { return MethodCoRank }
 
+// WantsCandidates is the coarse ranking's depth: a report hands CoRank
+// that many candidates even when it retrieves fewer (CandidateWanter).
+func (c *CoRank) WantsCandidates() int { return c.depth }
+
 // FeatureNamespace is the namespace the reranker stores features under.
 func (c *CoRank) FeatureNamespace() string { return c.ns }
 
@@ -182,6 +201,9 @@ type CoRankTrace struct {
 	FineDepth    int `json:"fine_depth"`
 	WindowSize   int `json:"window_size"`
 	WindowStride int `json:"window_stride"`
+	// CoarseWindow is the coarse ranking's window size: the depth when one
+	// prompt showed every candidate (CoRankConfig.CoarseWindow).
+	CoarseWindow int `json:"coarse_window,omitempty"`
 	// Similarity is "lexical" or "embedding": how feature items were
 	// matched to the request.
 	Similarity string `json:"similarity"`
@@ -292,6 +314,7 @@ func (c *CoRank) Rerank(ctx context.Context, in Input) (Result, error) {
 		trace.Similarity = "embedding"
 	}
 	trace.FineDepth = min(c.fineDepth, len(ru.head))
+	trace.CoarseWindow = min(ru.coarseSize(), len(ru.head))
 
 	feats, err := ru.features(ctx, &trace)
 	if err != nil {
@@ -310,7 +333,7 @@ func (c *CoRank) Rerank(ctx context.Context, in Input) (Result, error) {
 		}
 	}
 
-	coarse, err := ru.listwise(ctx, identity(len(ru.head)), compact, "coarse", &trace.CoarseWindows, &trace.Failures)
+	coarse, err := ru.listwise(ctx, identity(len(ru.head)), compact, "coarse", ru.coarseSize(), ru.coarseStride(), &trace.CoarseWindows, &trace.Failures)
 	if err != nil {
 		return Result{}, wrap(err)
 	}
@@ -319,7 +342,7 @@ func (c *CoRank) Rerank(ctx context.Context, in Input) (Result, error) {
 		d := ru.docs[i]
 		fineDocs[i] = PromptDoc{ID: d.ID, Title: flatten(d.Title), Text: fineText(d, in.Passages[d.ID], c.fineChars)}
 	}
-	fine, err := ru.listwise(ctx, coarse[:trace.FineDepth], fineDocs, "fine", &trace.FineWindows, &trace.Failures)
+	fine, err := ru.listwise(ctx, coarse[:trace.FineDepth], fineDocs, "fine", ru.windowSize, ru.windowStride, &trace.FineWindows, &trace.Failures)
 	if err != nil {
 		return Result{}, wrap(err)
 	}
@@ -383,8 +406,8 @@ func (ru *coRankRun) features(ctx context.Context, trace *CoRankTrace) ([]DocFea
 		}
 		missing = append(missing, i)
 	}
-	windows := func(n int) int {
-		ws, _ := SlidingWindows(n, ru.windowSize, ru.windowStride)
+	windows := func(n, size, stride int) int {
+		ws, _ := SlidingWindows(n, size, stride)
 		k := 0
 		for _, w := range ws {
 			if w.Len() > 1 {
@@ -393,7 +416,7 @@ func (ru *coRankRun) features(ctx context.Context, trace *CoRankTrace) ([]DocFea
 		}
 		return k
 	}
-	ru.plan(len(missing) + windows(len(ru.head)) + windows(trace.FineDepth))
+	ru.plan(len(missing) + windows(len(ru.head), ru.coarseSize(), ru.coarseStride()) + windows(trace.FineDepth, ru.windowSize, ru.windowStride))
 	results := make([]Extraction, len(missing))
 	errs := make([]error, len(missing))
 	err = pipeline.ForEach(ctx, len(missing), ru.concurrency, func(ctx context.Context, k int) error {
@@ -464,7 +487,7 @@ func (ru *coRankRun) choose(ctx context.Context, feats []DocFeatures) ([]chosenI
 				items := kinds[kind](f)
 				scores[i] = make([]float64, len(items))
 				for k, it := range items {
-					scores[i][k] = cosine(vecs[query], vecs[it])
+					scores[i][k] = Cosine(vecs[query], vecs[it])
 				}
 			}
 			return scores, nil
@@ -541,9 +564,9 @@ func (ru *coRankRun) embedAll(ctx context.Context, query string, feats []DocFeat
 	return out, nil
 }
 
-// cosine is the cosine similarity of two vectors of one dimension; 0 when
+// Cosine is the cosine similarity of two vectors of one dimension; 0 when
 // either is zero.
-func cosine(a, b []float32) float64 {
+func Cosine(a, b []float32) float64 {
 	var dot, na, nb float64
 	for i := range a {
 		dot += float64(a[i]) * float64(b[i])
@@ -700,9 +723,9 @@ func fineText(d pipeline.Document, passage string, budget int) string {
 // listwise runs one bottom-up sliding-window pass over the head positions
 // in items, each window shown as docs[position], and returns the new
 // order. Windows of one document are kept without a call.
-func (ru *coRankRun) listwise(ctx context.Context, items []int, docs []PromptDoc, stage string, windows *[]ListwiseWindow, failures *[]ParseFailure) ([]int, error) {
+func (ru *coRankRun) listwise(ctx context.Context, items []int, docs []PromptDoc, stage string, size, stride int, windows *[]ListwiseWindow, failures *[]ParseFailure) ([]int, error) {
 	req := RequestInfo(ru.in.Request)
-	return SlidingRerank(items, ru.windowSize, ru.windowStride, func(w Window, window []int) ([]int, error) {
+	return SlidingRerank(items, size, stride, func(w Window, window []int) ([]int, error) {
 		if len(window) < 2 {
 			return identity(len(window)), nil
 		}
@@ -733,6 +756,24 @@ func (ru *coRankRun) listwise(ctx context.Context, items []int, docs []PromptDoc
 		})
 		return parsed.Order, nil
 	})
+}
+
+// coarseSize is the coarse ranking's window size: every candidate at once
+// unless CoarseWindow sets one.
+func (c *CoRank) coarseSize() int {
+	if c.coarseWindow >= 2 {
+		return c.coarseWindow
+	}
+	return max(c.depth, 2)
+}
+
+// coarseStride is the coarse windows' stride: half the window, or the
+// whole of it when one prompt shows every candidate.
+func (c *CoRank) coarseStride() int {
+	if c.coarseWindow >= 2 {
+		return max(c.coarseWindow/2, 1)
+	}
+	return c.coarseSize()
 }
 
 // simpleStop are the English function words SimpleTerms leaves out.

@@ -121,7 +121,7 @@ func TestCoRankCoarseThenFine(t *testing.T) {
 	docs, feats, cands := coRankFlow()
 	model := &coRankModel{features: feats}
 	store := &MemoryFeatureStore{}
-	rr, err := NewCoRank(model, Options{Depth: 6, WindowSize: 4, WindowStride: 2}, CoRankConfig{Store: store, Namespace: "test", FineDepth: 3})
+	rr, err := NewCoRank(model, Options{Depth: 6, WindowSize: 4, WindowStride: 2}, CoRankConfig{Store: store, Namespace: "test", FineDepth: 3, CoarseWindow: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestCoRankCoarseThenFine(t *testing.T) {
 	// A second reranker over the same store extracts nothing; after d4
 	// changes, only d4 is extracted again.
 	model2 := &coRankModel{features: feats}
-	rr2, err := NewCoRank(model2, Options{Depth: 6, WindowSize: 4, WindowStride: 2}, CoRankConfig{Store: store, Namespace: "test", FineDepth: 3})
+	rr2, err := NewCoRank(model2, Options{Depth: 6, WindowSize: 4, WindowStride: 2}, CoRankConfig{Store: store, Namespace: "test", FineDepth: 3, CoarseWindow: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,4 +543,64 @@ type modelFunc func(ctx context.Context, req pipeline.ModelRequest) (pipeline.Mo
 
 func (f modelFunc) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
 	return f(ctx, req)
+}
+
+// By default the coarse ranking shows all 200 candidates' compact
+// representations in one listwise prompt, as the paper does; the fine
+// ranking reorders the top 20 by their texts. A coarse window splits the
+// coarse prompt for a model with a smaller context.
+func TestCoRankOneCoarsePromptOver200(t *testing.T) {
+	docs := coRankDocs{}
+	feats := map[string]DocFeatures{}
+	var cands []Candidate
+	for i := 1; i <= 230; i++ {
+		id := fmt.Sprintf("d%03d", i)
+		// The coarse key reverses the first-stage order.
+		docs[id] = pipeline.Document{ID: id, Title: "Address " + id, Text: fmt.Sprintf("fine=%d The text of %s.", i, id)}
+		feats[id] = DocFeatures{Title: fmt.Sprintf("coarse=%d", 1000-i), Keywords: []string{"tariff"}}
+		cands = append(cands, Candidate{ID: id, Score: float64(1000 - i)})
+	}
+	for _, tt := range []struct {
+		name    string
+		window  int
+		prompts []int // documents shown by each listwise prompt, in order
+	}{
+		{"one prompt", 0, []int{200, 20}},
+		{"windows of 100", 100, []int{100, 100, 100, 20}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			model := &coRankModel{features: feats}
+			rr, err := NewCoRank(model, Options{}, CoRankConfig{CoarseWindow: tt.window})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := rr.Rerank(context.Background(), Input{Request: coRankRequest, Candidates: cands, Docs: docs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shown []int
+			for _, w := range model.windows {
+				shown = append(shown, len(w))
+			}
+			if diff := cmp.Diff(tt.prompts, shown); diff != "" {
+				t.Errorf("documents per listwise prompt (-want +got):\n%s", diff)
+			}
+			tr := res.Trace.(CoRankTrace)
+			if tr.Depth != 200 || tr.FineDepth != 20 {
+				t.Errorf("depth %d, fine depth %d; want 200 and 20", tr.Depth, tr.FineDepth)
+			}
+			// The coarse order puts d200 first (smallest coarse key among
+			// the 200); the fine ranking then orders the top 20 (d181..d200)
+			// by their fine keys: d181 first. Candidates beyond 200 follow.
+			if got := res.Ranking[0].ID; got != "d181" {
+				t.Errorf("first %s, want d181", got)
+			}
+			if got := res.Ranking[200].ID; got != "d201" {
+				t.Errorf("201st %s, want d201 (first beyond the depth)", got)
+			}
+		})
+	}
+	if _, err := NewCoRank(&coRankModel{}, Options{}, CoRankConfig{CoarseWindow: 1}); err == nil || !strings.Contains(err.Error(), "coarse window 1") {
+		t.Errorf("coarse window 1: %v", err)
+	}
 }

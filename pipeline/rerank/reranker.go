@@ -84,6 +84,13 @@ type DocumentSource interface {
 	Document(ctx context.Context, id string) (pipeline.Document, error)
 }
 
+// CandidateWanter is implemented by a reranker that should be given more
+// candidates than a report retrieves: it chooses among them, and the
+// report keeps as many as it retrieved.
+type CandidateWanter interface {
+	WantsCandidates() int
+}
+
 // Input is what every reranker takes.
 type Input struct {
 	// Request is the report request; its title and problem statement must
