@@ -123,20 +123,16 @@ func (r *run) nearestPairs(ctx context.Context, ns []pipeline.Nugget) ([]pipelin
 		r.problem("merge: embeddings failed (%v); the lexical prefilter chose the paraphrase pairs", err)
 		return nil, nil
 	}
-	type scored struct {
-		a, b int
-		sim  float64
-	}
 	seen := map[[2]int]bool{}
-	var all []scored
+	var all []scoredPair
 	for i := range ns {
-		near := make([]scored, 0, len(ns)-1)
+		near := make([]scoredPair, 0, len(ns)-1)
 		for j := range ns {
 			if j != i {
-				near = append(near, scored{min(i, j), max(i, j), rerank.Cosine(vs[i], vs[j])})
+				near = append(near, scoredPair{min(i, j), max(i, j), rerank.Cosine(vs[i], vs[j])})
 			}
 		}
-		sortStable(near, func(x, y scored) bool { return x.sim > y.sim })
+		sortStable(near, func(x, y scoredPair) bool { return x.sim > y.sim })
 		for _, p := range near[:min(pairsPerNugget, len(near))] {
 			if k := [2]int{p.a, p.b}; !seen[k] {
 				seen[k] = true
@@ -144,8 +140,20 @@ func (r *run) nearestPairs(ctx context.Context, ns []pipeline.Nugget) ([]pipelin
 			}
 		}
 	}
-	sortStable(all, func(x, y scored) bool { return x.sim > y.sim })
-	per := make([]int, len(ns))
+	return capPairs(all, len(ns)), nil
+}
+
+// scoredPair is a candidate paraphrase pair and its similarity.
+type scoredPair struct {
+	a, b int
+	sim  float64
+}
+
+// capPairs takes the pairs most similar first, none of n nuggets in more
+// than pairsPerNugget of them.
+func capPairs(all []scoredPair, n int) []pipeline.PairJudgement {
+	sortStable(all, func(x, y scoredPair) bool { return x.sim > y.sim })
+	per := make([]int, n)
 	out := []pipeline.PairJudgement{}
 	for _, p := range all {
 		if per[p.a] >= pairsPerNugget || per[p.b] >= pairsPerNugget {
@@ -155,7 +163,7 @@ func (r *run) nearestPairs(ctx context.Context, ns []pipeline.Nugget) ([]pipelin
 		per[p.b]++
 		out = append(out, pipeline.PairJudgement{A: p.a, B: p.b})
 	}
-	return out, nil
+	return out
 }
 
 // candidatePairs is the cheap prefilter of paraphrase merging: pairs of
@@ -168,11 +176,7 @@ func (r *run) candidatePairs(ns []pipeline.Nugget) []pipeline.PairJudgement {
 		sets[i] = r.termSet(n.Question + " " + n.Answer)
 		answers[i] = normAnswer(n.Answer)
 	}
-	type scored struct {
-		a, b int
-		sim  float64
-	}
-	var all []scored
+	var all []scoredPair
 	for i := range ns {
 		for j := i + 1; j < len(ns); j++ {
 			sim := jaccard(sets[i], sets[j])
@@ -180,22 +184,11 @@ func (r *run) candidatePairs(ns []pipeline.Nugget) []pipeline.PairJudgement {
 				sim += 0.5
 			}
 			if sim >= pairMinJaccard {
-				all = append(all, scored{i, j, sim})
+				all = append(all, scoredPair{i, j, sim})
 			}
 		}
 	}
-	sortStable(all, func(x, y scored) bool { return x.sim > y.sim })
-	per := make([]int, len(ns))
-	var out []pipeline.PairJudgement
-	for _, p := range all {
-		if per[p.a] >= pairsPerNugget || per[p.b] >= pairsPerNugget {
-			continue
-		}
-		per[p.a]++
-		per[p.b]++
-		out = append(out, pipeline.PairJudgement{A: p.a, B: p.b})
-	}
-	return out
+	return capPairs(all, len(ns))
 }
 
 // yesConfidence turns a yes/no answer into P(yes): from log-probabilities
