@@ -61,6 +61,9 @@ const (
 	// threshold no confidence reaches.
 	scanQuantile = 0.5
 	noThreshold  = 2
+	// regenerateScanLimit bounds the passages a regeneration reads per
+	// changed nugget (see Regenerate).
+	regenerateScanLimit = 24
 	// scanBatch is how many passages of one nugget are scanned at once.
 	scanBatch = 4
 	// verifyExtra is how many candidates beyond k per nugget are verified
@@ -214,6 +217,9 @@ type run struct {
 	ranker *pipeline.RankerModel
 	// scanned counts the scan stage's extractions (see addScanned).
 	scanned pipeline.ScanCount
+	// scanCap, when above 0, bounds the passages an early-stopping scan
+	// reads per nugget below the engine's ScanLimit (see Regenerate).
+	scanCap int
 }
 
 // addScanned counts one nugget's scan: read of its schedule passages.

@@ -160,6 +160,12 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 		return RegenerateResult{}, pipeline.Invalidf("nothing to regenerate: no nugget was added, edited or removed since the sentences were made")
 	}
 	r := e.newRun(in.Request, in.Settings)
+	// Regeneration answers a page's request: it reads at most
+	// regenerateScanLimit promising passages per changed nugget, whatever
+	// the engine's limit or the report's full scan, which could hold the
+	// page for minutes with a model.
+	r.s.FullScan = false
+	r.scanCap = regenerateScanLimit
 	changed := map[string]bool{}
 	for _, id := range in.Changed {
 		changed[id] = true

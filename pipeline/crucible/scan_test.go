@@ -160,3 +160,27 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("lower median of four = %g", got)
 	}
 }
+
+// Regeneration answers a page: it reads at most regenerateScanLimit
+// passages per changed nugget, even for a report made with a full scan.
+func TestRegenerateScanIsBounded(t *testing.T) {
+	m := &confidenceModel{scripted: &scripted{nuggets: scanNuggets()}, read: map[string]int{}}
+	e := newEngine(scanCorpus(), m)
+	s := pipeline.DefaultSettings()
+	s.FullScan, s.ConfidenceThreshold = true, 0.99
+	var ret []pipeline.RetrievedDoc
+	for i := 1; i <= 6; i++ {
+		ret = append(ret, pipeline.RetrievedDoc{Rank: i, DocID: fmt.Sprintf("d%d", i)})
+	}
+	n := pipeline.Nugget{ID: "n1", Question: "When did the McKinley tariff pass?", Answer: "1890", Sources: []string{"d1"}}
+	_, err := e.Regenerate(context.Background(), RegenerateInput{
+		Request: pipeline.Request{ID: "scan", Title: "McKinley tariff", ProblemStatement: "When did the McKinley tariff pass?", Limit: 600},
+		Settings: s, Retrieved: ret, Nuggets: []pipeline.Nugget{n}, Changed: []string{"n1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.read["1890"] != regenerateScanLimit {
+		t.Errorf("regeneration read %d passages, want %d", m.read["1890"], regenerateScanLimit)
+	}
+}

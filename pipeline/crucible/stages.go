@@ -420,6 +420,9 @@ func (r *run) scanReach(targets []scanTarget) int {
 	if r.e.ScanLimit > 0 {
 		n = min(n, r.e.ScanLimit)
 	}
+	if r.scanCap > 0 {
+		n = min(n, r.scanCap)
+	}
 	return n
 }
 
