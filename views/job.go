@@ -248,6 +248,18 @@ type JobRow struct {
 	Engine EngineLabel
 }
 
+// thresholdWords words the scan's confidence threshold: a fixed one, or
+// the one the run set from its own confidences.
+func thresholdWords(s pipeline.Settings) string {
+	switch {
+	case s.ConfidenceThreshold > 0:
+		return strconv.FormatFloat(s.ConfidenceThreshold, 'g', -1, 64)
+	case s.CalibratedThreshold > 0:
+		return "calibrated: " + strconv.FormatFloat(s.CalibratedThreshold, 'f', 3, 64)
+	}
+	return "calibrated from the run's confidences"
+}
+
 // yesNo words a flag.
 func yesNo(b bool) string {
 	if b {
@@ -271,14 +283,11 @@ func settingRows(s pipeline.Settings) []settingRow {
 		{Label: fieldLabel(FieldTargetNuggets), Value: strconv.Itoa(s.TargetNuggets)},
 		{Label: fieldLabel(FieldKeepNuggets), Value: strconv.Itoa(s.KeepNuggets)},
 		{Label: fieldLabel(FieldScanCandidates), Value: strconv.Itoa(s.ScanCandidates)},
-		{Label: fieldLabel(FieldConfidenceThreshold), Value: strconv.FormatFloat(s.ConfidenceThreshold, 'g', -1, 64)},
+		{Label: fieldLabel(FieldConfidenceThreshold), Value: thresholdWords(s)},
 		{Label: fieldLabel(FieldSentencesPerNugget), Value: strconv.Itoa(s.SentencesPerNugget)},
 		{Label: fieldLabel(FieldConcurrency), Value: strconv.Itoa(s.Concurrency)},
 		{Label: fieldLabel(FieldVerify), Value: yesNo(s.Verify)},
 		{Label: fieldLabel(FieldFullScan), Value: yesNo(s.FullScan)},
-	}
-	if s.CalibratedThreshold > 0 {
-		rows = append(rows, settingRow{Label: "Calibrated threshold", Value: strconv.FormatFloat(s.CalibratedThreshold, 'f', 3, 64)})
 	}
 	for _, f := range ruleFields {
 		v := SwitchValue(f.Setting(s))

@@ -164,6 +164,7 @@ func TestSettingRowsNameTheRules(t *testing.T) {
 		got[r.Label] = r.Value
 	}
 	want := map[string]string{
+		"Confidence threshold":                   "calibrated from the run's confidences",
 		"Prefer the request's period":            "the engine's default",
 		"Score documents by their best passages": "the engine's default",
 		"Spread nuggets over documents":          "on",
@@ -172,5 +173,13 @@ func TestSettingRowsNameTheRules(t *testing.T) {
 		if got[label] != v {
 			t.Errorf("%s = %q, want %q", label, got[label], v)
 		}
+	}
+	s.CalibratedThreshold = 0.6123
+	if v := thresholdWords(s); v != "calibrated: 0.612" {
+		t.Errorf("a run's calibrated threshold reads %q", v)
+	}
+	s.ConfidenceThreshold = 0.5
+	if v := thresholdWords(s); v != "0.5" {
+		t.Errorf("a fixed threshold reads %q", v)
 	}
 }
