@@ -25,6 +25,9 @@ const (
 	MaxRequestTitleChars = 500
 	MaxRequestFieldChars = 8000
 	MinReportLimit       = 100
+	// DefaultReportLimit is the report length, in characters, a request
+	// that names none gets (the form's and the command line's default).
+	DefaultReportLimit = 2000
 	MaxReportLimit       = 100000
 	MaxRequestIDBytes    = 200
 )

@@ -37,7 +37,7 @@ const (
 
 // DefaultReportLimit is the report length, in characters, the form
 // suggests.
-const DefaultReportLimit = 2000
+const DefaultReportLimit = pipeline.DefaultReportLimit
 
 // ReportForm is the view model of the new-report form: the values as the
 // user typed them, the engines to choose from and, after a rejected

@@ -638,3 +638,21 @@ func TestSwitchFlag(t *testing.T) {
 		t.Error("Set(maybe) succeeded")
 	}
 }
+
+// A request without a limit gets the form's default, and the summary says
+// so; an explicit limit below the minimum is still refused.
+func TestReportDefaultLimit(t *testing.T) {
+	t.Parallel()
+	data, out := preparedData(t, sampleCorpus), t.TempDir()
+	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
+	os.WriteFile(reqs, []byte(`{"request_id":"nl-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?"}`+"\n"+
+		`{"request_id":"nl-2","title":"Tariffs","problem_statement":"What did the addresses say about tariffs?","limit":50}`+"\n"), 0o644)
+	stdout, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out)
+	if code != 3 || !strings.Contains(stdout, "nl-1: ") || !strings.Contains(stdout, "/2000 characters") ||
+		!strings.Contains(stdout, "1 request(s) named no limit: 2000 characters each, the default") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "limit") || !strings.Contains(stderr, "at least 100") {
+		t.Errorf("the limit of 50 was not refused by name: %s", stderr)
+	}
+}

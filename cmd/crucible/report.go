@@ -24,7 +24,7 @@ type requestLine struct {
 	Title            string          `json:"title"`
 	Background       string          `json:"background"`
 	ProblemStatement string          `json:"problem_statement"`
-	Limit            int             `json:"limit"`
+	Limit            *int            `json:"limit"`
 	CollectionIDs    []string        `json:"collection_ids"`
 }
 
@@ -97,10 +97,14 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
+	defaulted := 0
 	ok, bad, err := eachLine(ctx, *requests, stderr, func(raw []byte) error {
 		req, cols, err := parseRequest(raw)
 		if err != nil {
 			return err
+		}
+		if !namesLimit(raw) {
+			defaulted++
 		}
 		return runReport(ctx, generate, req, s, cols, *out, *markdown, a, stdout, stderr)
 	})
@@ -108,10 +112,22 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d report(s) to %s with the %s; %d request(s) failed\n", ok, *out, label, bad)
+	if defaulted > 0 {
+		fmt.Fprintf(stdout, "%d request(s) named no limit: %d characters each, the default\n", defaulted, pipeline.DefaultReportLimit)
+	}
 	if bad > 0 {
 		return &exitError{code: 3}
 	}
 	return nil
+}
+
+// namesLimit reports whether a request line has a "limit" (parseRequest
+// gives one that has none pipeline.DefaultReportLimit).
+func namesLimit(raw []byte) bool {
+	var l struct {
+		Limit *int `json:"limit"`
+	}
+	return json.Unmarshal(raw, &l) == nil && l.Limit != nil
 }
 
 func parseRequest(raw []byte) (pipeline.Request, []string, error) {
@@ -125,7 +141,10 @@ func parseRequest(raw []byte) (pipeline.Request, []string, error) {
 	}
 	req := pipeline.Request{
 		ID: id, Title: strings.TrimSpace(l.Title), Background: strings.TrimSpace(l.Background),
-		ProblemStatement: strings.TrimSpace(l.ProblemStatement), Limit: l.Limit,
+		ProblemStatement: strings.TrimSpace(l.ProblemStatement), Limit: pipeline.DefaultReportLimit,
+	}
+	if l.Limit != nil {
+		req.Limit = *l.Limit
 	}
 	if req.Title == "" {
 		// NeuCLIR requests always have a title; tolerate its absence by
