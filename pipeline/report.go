@@ -28,8 +28,8 @@ const (
 	// DefaultReportLimit is the report length, in characters, a request
 	// that names none gets (the form's and the command line's default).
 	DefaultReportLimit = 2000
-	MaxReportLimit       = 100000
-	MaxRequestIDBytes    = 200
+	MaxReportLimit     = 100000
+	MaxRequestIDBytes  = 200
 )
 
 // FieldErrors maps a request field ("title", "problem_statement", ...) to

@@ -174,7 +174,7 @@ func TestRegenerateScanIsBounded(t *testing.T) {
 	}
 	n := pipeline.Nugget{ID: "n1", Question: "When did the McKinley tariff pass?", Answer: "1890", Sources: []string{"d1"}}
 	_, err := e.Regenerate(context.Background(), RegenerateInput{
-		Request: pipeline.Request{ID: "scan", Title: "McKinley tariff", ProblemStatement: "When did the McKinley tariff pass?", Limit: 600},
+		Request:  pipeline.Request{ID: "scan", Title: "McKinley tariff", ProblemStatement: "When did the McKinley tariff pass?", Limit: 600},
 		Settings: s, Retrieved: ret, Nuggets: []pipeline.Nugget{n}, Changed: []string{"n1"},
 	})
 	if err != nil {
