@@ -33,14 +33,18 @@ type TitleReader interface {
 
 // ExportJSON sends the report whose id is in the path as a download in
 // the TREC NeuCLIR 2024 report format, with Crucible's provenance in the
-// extra "crucible" objects. The portal knows no collection ids, so the
-// list is empty. An unknown id is a 404.
+// extra "crucible" objects, the collection named by Collection. An
+// unknown id is a 404.
 func (h *Reports) ExportJSON(c echo.Context) error {
 	rep, err := h.loadReport(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return err
 	}
-	b, err := export.NeuCLIRJSON(rep, nil)
+	cols, err := h.collectionIDs(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	b, err := export.NeuCLIRJSON(rep, cols)
 	if err != nil {
 		return fmt.Errorf("export report %d as JSON: %w", rep.ID, err)
 	}
@@ -107,7 +111,11 @@ func (h *Reports) DownloadAll(c echo.Context) error {
 	if ver != nil {
 		v = *ver
 	}
-	neu, err := export.NeuCLIRJSON(rep, nil)
+	cols, err := h.collectionIDs(ctx)
+	if err != nil {
+		return err
+	}
+	neu, err := export.NeuCLIRJSON(rep, cols)
 	if err != nil {
 		return fmt.Errorf("export report %d as JSON: %w", rep.ID, err)
 	}

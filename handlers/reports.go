@@ -107,6 +107,21 @@ type Reports struct {
 	// PrintCSS is the style sheet inlined into the printable page of the
 	// "download all" archive, which must read well without the portal.
 	PrintCSS string
+	// Collection names the collection in exports (NeuCLIR
+	// "collection_ids"). Optional: without it the list is empty.
+	Collection func(ctx context.Context) ([]string, error)
+}
+
+// collectionIDs names the collection for an export.
+func (h *Reports) collectionIDs(ctx context.Context) ([]string, error) {
+	if h.Collection == nil {
+		return nil, nil
+	}
+	ids, err := h.Collection(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("name the collection: %w", err)
+	}
+	return ids, nil
 }
 
 // New renders the empty new-report form with the default settings.

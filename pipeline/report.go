@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,6 +115,14 @@ const RequestWords = "describe described describes description discuss discussed
 // subject.
 const QuestionWords = "what which who whom whose when where why how many much given mentioned regarding " +
 	"name named number amount sum money percentage percent date month year decade place called known"
+
+// GeneratedID is the id a request gets when it names none: "req-" and 10
+// hex digits of a hash of its text and limit, so submitting the same
+// request twice gives the same id (and finds the same running job).
+func (r Request) GeneratedID() string {
+	h := sha256.Sum256([]byte(r.Title + "\x00" + r.Background + "\x00" + r.ProblemStatement + "\x00" + strconv.Itoa(r.Limit)))
+	return "req-" + hex.EncodeToString(h[:5])
+}
 
 // Query is the retrieval query of the request: its title and problem
 // statement (the background is context for the model, not for BM25).

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -106,6 +107,36 @@ func TestReportExportJSON(t *testing.T) {
 	if diff := cmp.Diff(wantHead, head); diff != "" {
 		t.Errorf("report fields (-want +got):\n%s", diff)
 	}
+}
+
+// A report whose request has no id is exported under its generated one,
+// and the collection is named as the portal names it; a failure to name
+// it is an error, not an empty list.
+func TestReportExportJSONNamesRequestAndCollection(t *testing.T) {
+	s := newReportServer(t, reportStore(), web.Config{}, func(d *reportDeps) {
+		d.collection = func(context.Context) ([]string, error) { return []string{"sotu"}, nil }
+	})
+	rep := sampleReport()
+	rep.Request.ID = ""
+	withReport(s, rep)
+	rec := s.get(t, views.ReportExportJSONURL(9))
+	wantStatus(t, rec, http.StatusOK)
+	var got neuclirReport
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.RequestID != rep.Request.GeneratedID() || !strings.HasPrefix(got.RequestID, "req-") {
+		t.Errorf("request_id %q, want the generated %q", got.RequestID, rep.Request.GeneratedID())
+	}
+	if !cmp.Equal(got.CollectionIDs, []string{"sotu"}) {
+		t.Errorf("collection_ids %v, want [sotu]", got.CollectionIDs)
+	}
+
+	s = newReportServer(t, reportStore(), web.Config{}, func(d *reportDeps) {
+		d.collection = func(context.Context) ([]string, error) { return nil, errors.New("database is locked") }
+	})
+	withReport(s, rep)
+	wantStatus(t, s.get(t, views.ReportExportJSONURL(9)), http.StatusInternalServerError)
 }
 
 func TestReportExportFileNames(t *testing.T) {

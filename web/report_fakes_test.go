@@ -292,6 +292,8 @@ type reportDeps struct {
 	}
 	// store, when set, replaces the fake document store as Deps.Store.
 	store pipeline.DocumentStore
+	// collection is Deps.Collection.
+	collection func(ctx context.Context) ([]string, error)
 	// titles is Deps.Titles.
 	titles interface {
 		Titles(ctx context.Context, ids []string) (map[string]string, error)
@@ -329,6 +331,7 @@ func newReportServer(t *testing.T, store *fakeStore, cfg web.Config, opts ...fun
 	if rd.service != nil {
 		deps.Reports = rd.service(svc)
 	}
+	deps.Collection = rd.collection
 	if rd.finder != nil {
 		deps.ReportJobs = rd.finder
 	}

@@ -4,6 +4,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -136,6 +137,10 @@ type Deps struct {
 	// upload pages are not served.
 	Uploads handlers.UploadService
 
+	// Collection names the collection in exports (collection_ids).
+	// Optional: without it exports list none.
+	Collection func(ctx context.Context) ([]string, error)
+
 	// Rankers keeps the trained nugget rankers (docs/ranking.md).
 	// Optional: when nil, Jobs is used if it implements
 	// handlers.RankerStore (the SQLite store does); failing that, the
@@ -243,14 +248,15 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			titles, _ = deps.Store.(handlers.TitleReader)
 		}
 		rh.reports = &handlers.Reports{
-			Site:      site,
-			Service:   deps.Reports,
-			Store:     deps.Jobs,
-			Documents: deps.Store,
-			Jobs:      finder,
-			Titles:    titles,
-			Authoring: deps.Authoring,
-			PrintCSS:  printCSS(),
+			Site:       site,
+			Service:    deps.Reports,
+			Store:      deps.Jobs,
+			Documents:  deps.Store,
+			Jobs:       finder,
+			Titles:     titles,
+			Authoring:  deps.Authoring,
+			PrintCSS:   printCSS(),
+			Collection: deps.Collection,
 		}
 		rh.reports.Rankers, _ = deps.Jobs.(handlers.RankerReader)
 		if deps.Authoring != nil {

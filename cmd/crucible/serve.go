@@ -14,6 +14,7 @@ import (
 
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/export"
 	"github.com/crucible-portal/crucible/pipeline/corpus"
 	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
@@ -42,6 +43,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	level := fs.String("log-level", env.get("CRUCIBLE_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
 	maxBody := fs.Int64("max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
 	workers := fs.Int("workers", 1, "report jobs run at once")
+	collection := fs.String("collection", env.get("CRUCIBLE_COLLECTION", ""), "collection id(s), comma-separated, for exports' collection_ids (env CRUCIBLE_COLLECTION); default: the names of the files the documents came from")
 	uploadFileContent := fs.Int64("max-file-content-bytes", uploads.DefaultMaxFileContentBytes,
 		"stop reading an uploaded JSON Lines file after this much content (decompressed)")
 	uploadContent := fs.Int64("max-upload-content-bytes", uploads.DefaultMaxContentBytes,
@@ -221,6 +223,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		Accounts:        a.db,
 		Uploads:         uploadRunner,
 		Authoring:       editor(a, engines),
+		Collection:      collectionNamer(a, *collection),
 	})
 	if err != nil {
 		return err
@@ -256,5 +259,30 @@ func editor(a *app, engines []jobs.Engine) *crucible.Editor {
 			}
 			return engines[0].Pipeline, nil
 		},
+	}
+}
+
+// maxCollectionFiles bounds the source files that name a collection.
+const maxCollectionFiles = 20
+
+// collectionNamer names the collection in exports: the ids given
+// (comma-separated), else the names of the files its documents came from
+// (export.CollectionIDs), read at each export so uploads count.
+func collectionNamer(a *app, given string) func(ctx context.Context) ([]string, error) {
+	var fixed []string
+	for _, id := range strings.Split(given, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			fixed = append(fixed, id)
+		}
+	}
+	if len(fixed) > 0 {
+		return func(context.Context) ([]string, error) { return fixed, nil }
+	}
+	return func(ctx context.Context) ([]string, error) {
+		files, err := a.db.SourceFiles(ctx, maxCollectionFiles)
+		if err != nil {
+			return nil, err
+		}
+		return export.CollectionIDs(files), nil
 	}
 }

@@ -6,6 +6,7 @@ package export
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -73,14 +74,20 @@ type ReportMeta struct {
 func IsOffline(engine string) bool { return strings.EqualFold(strings.TrimSpace(engine), OfflineLabel) }
 
 // NeuCLIR converts a report. collectionIDs may be nil (an empty list is
-// written).
+// written). A request without an id is named by its generated id
+// (pipeline.Request.GeneratedID).
 func NeuCLIR(r pipeline.Report, collectionIDs []string) NeuCLIRReport {
 	if collectionIDs == nil {
 		collectionIDs = []string{}
 	}
 	v := r.Verification()
+	id := r.Request.ID
+	if id == "" {
+		// A report made before requests got generated ids.
+		id = r.Request.GeneratedID()
+	}
 	out := NeuCLIRReport{
-		RequestID: r.Request.ID, RunID: r.RunID, CollectionIDs: collectionIDs,
+		RequestID: id, RunID: r.RunID, CollectionIDs: collectionIDs,
 		Sentences: make([]NeuCLIRSentence, 0, len(r.Sentences)),
 		Crucible: &ReportMeta{Engine: r.Engine, Offline: IsOffline(r.Engine), Title: r.Request.Title, Limit: r.Request.Limit,
 			Verified: v.Verified, DroppedUnsupported: v.Dropped, Unchecked: v.Unchecked, FailedCheck: v.Failed,
@@ -291,4 +298,33 @@ func FileName(requestID, ext string) string {
 		name = "report"
 	}
 	return name + ext
+}
+
+// CollectionIDs names a collection by the files its documents came from:
+// each file's base name without its corpus extensions (".jsonl.gz",
+// ".jsonl", ".json", ".txt", ".md", ".html", ".gz"), once each, in the
+// order given ("testdata/corpora/sotu.jsonl.gz" is "sotu").
+func CollectionIDs(files []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, f := range files {
+		name := f
+		if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+			name = name[i+1:]
+		}
+		for {
+			ext := strings.ToLower(filepath.Ext(name))
+			switch ext {
+			case ".gz", ".jsonl", ".json", ".txt", ".md", ".html", ".htm":
+				name = name[:len(name)-len(ext)]
+				continue
+			}
+			break
+		}
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
 }

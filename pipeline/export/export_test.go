@@ -243,3 +243,14 @@ func TestNeuCLIRFacets(t *testing.T) {
 		t.Errorf("an ungrouped report mentions facets:\n%s", plain)
 	}
 }
+
+func TestCollectionIDs(t *testing.T) {
+	got := CollectionIDs([]string{"testdata/corpora/sotu.jsonl.gz", "sotu.jsonl", `C:\data\news.json`, "notes.txt", "plain", ""})
+	want := []string{"sotu", "news", "notes", "plain"}
+	if !cmp.Equal(got, want) {
+		t.Errorf("CollectionIDs = %v, want %v", got, want)
+	}
+	if got := CollectionIDs(nil); got == nil || len(got) != 0 {
+		t.Errorf("no files: %#v, want an empty list", got)
+	}
+}

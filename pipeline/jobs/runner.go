@@ -120,6 +120,10 @@ func (r *Runner) Submit(ctx context.Context, req pipeline.Request, s pipeline.Se
 	if len(fe) > 0 {
 		return pipeline.Job{}, false, fe
 	}
+	if req.ID == "" {
+		// Exports and evaluations name a report by its request id.
+		req.ID = req.GeneratedID()
+	}
 	job, existing, err := r.Store.CreateJob(ctx, pipeline.Job{Request: req, Settings: s, Engine: engine})
 	if err != nil {
 		return job, false, err

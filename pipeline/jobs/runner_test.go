@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -153,6 +154,26 @@ func TestSubmitValidates(t *testing.T) {
 	var fe pipeline.FieldErrors
 	if !errors.As(err, &fe) || fe["limit"] == "" || fe["retrieve"] == "" || fe["engine"] == "" {
 		t.Errorf("err = %v, want limit, retrieve and engine field errors", err)
+	}
+}
+
+// A request without an id gets its generated one, the same for the same
+// request, so a second submission finds the first job.
+func TestSubmitGeneratesRequestIDs(t *testing.T) {
+	w := newWorld(t)
+	r := &jobs.Runner{Store: w.db, Available: []jobs.Engine{w.engine(offline.New(analyzer{w.ix}))}}
+	req := request
+	req.ID = ""
+	job, existing, err := r.Submit(context.Background(), req, pipeline.DefaultSettings(), "")
+	if err != nil || existing {
+		t.Fatalf("submit: %v, existing %v", err, existing)
+	}
+	if job.Request.ID != req.GeneratedID() || !strings.HasPrefix(job.Request.ID, "req-") {
+		t.Errorf("request id %q, want %q", job.Request.ID, req.GeneratedID())
+	}
+	again, existing, err := r.Submit(context.Background(), req, pipeline.DefaultSettings(), "")
+	if err != nil || !existing || again.ID != job.ID {
+		t.Errorf("second submission: job %d existing %v (%v), want job %d", again.ID, existing, err, job.ID)
 	}
 }
 

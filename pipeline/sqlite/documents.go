@@ -348,3 +348,24 @@ func (d *DB) EachPassage(ctx context.Context, fn func(title string, p pipeline.P
 	}
 	return nil
 }
+
+// SourceFiles lists the distinct files the documents were ingested from
+// (their source up to its first ":", as "sotu.jsonl.gz" of
+// "sotu.jsonl.gz:12"), in byte order, at most limit of them.
+func (d *DB) SourceFiles(ctx context.Context, limit int) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT DISTINCT CASE WHEN instr(source, ':') > 0 THEN substr(source, 1, instr(source, ':') - 1)
+		ELSE source END AS f FROM documents WHERE source != '' ORDER BY f LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list source files: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var f string
+		if err := rows.Scan(&f); err != nil {
+			return nil, fmt.Errorf("list source files: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}

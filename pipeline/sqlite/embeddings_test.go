@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -46,5 +47,29 @@ func TestEmbeddingsRoundTrip(t *testing.T) {
 	}
 	if _, err := db.GetEmbeddings(ctx, " ", []string{"k1"}); !errors.Is(err, pipeline.ErrInvalid) {
 		t.Errorf("empty namespace: %v", err)
+	}
+}
+
+func TestSourceFiles(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpenDB(t)
+	var docs []pipeline.IngestDocument
+	for i, src := range []string{"sotu.jsonl.gz:1", "sotu.jsonl.gz:2", "news.jsonl:1", "memo.txt", ""} {
+		d := ingestDoc(fmt.Sprintf("d%d", i), "T", "words")
+		d.Doc.Source = src
+		docs = append(docs, d)
+	}
+	if _, err := db.ReplaceDocuments(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.SourceFiles(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"memo.txt", "news.jsonl", "sotu.jsonl.gz"}, got); diff != "" {
+		t.Errorf("source files (-want +got):\n%s", diff)
+	}
+	if got, _ := db.SourceFiles(ctx, 1); len(got) != 1 {
+		t.Errorf("limit 1 gave %v", got)
 	}
 }
