@@ -493,7 +493,7 @@ func (ed *Editor) Regenerate(ctx context.Context, e pipeline.Edit) (pipeline.Ver
 		for i := range out.Nuggets {
 			out.Nuggets[i].Changed = false
 		}
-		return out, regenerateChange(len(changed), res), nil
+		return out, regenerateChange(len(changed), res, bank), nil
 	})
 	if err != nil {
 		return info, err
@@ -521,8 +521,9 @@ func (ed *Editor) Regenerate(ctx context.Context, e pipeline.Edit) (pipeline.Ver
 	return info, nil
 }
 
-// regenerateChange describes a regeneration for the history.
-func regenerateChange(nuggets int, res RegenerateResult) string {
+// regenerateChange describes a regeneration for the history, naming the
+// nuggets that got no sentence by their questions (bank), not their ids.
+func regenerateChange(nuggets int, res RegenerateResult, bank []pipeline.Nugget) string {
 	var parts []string
 	if nuggets > 0 {
 		parts = append(parts, fmt.Sprintf("regenerated %d changed %s: %d %s added", nuggets,
@@ -536,12 +537,43 @@ func regenerateChange(nuggets int, res RegenerateResult) string {
 			plural(res.DroppedUnsupported, "sentence", "sentences")))
 	}
 	if len(res.Unanswered) > 0 {
-		parts = append(parts, "no sentence found for "+strings.Join(res.Unanswered, ", "))
+		questions := make(map[string]string, len(bank))
+		for _, n := range bank {
+			questions[n.ID] = n.Question
+		}
+		var named []string
+		for _, id := range res.Unanswered {
+			q := questions[id]
+			if q == "" {
+				q = "a removed nugget"
+			} else {
+				q = "“" + shorten(q, regenerateQuestionChars) + "”"
+			}
+			named = append(named, q)
+		}
+		parts = append(parts, "no sentence found for "+strings.Join(named, ", "))
 	}
 	if len(parts) == 0 {
 		return "regenerated"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// regenerateQuestionChars bounds a question quoted in the history.
+const regenerateQuestionChars = 80
+
+// shorten cuts s to at most n characters at a word boundary, marking the
+// cut with "…".
+func shorten(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndex(cut, " "); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "…"
 }
 
 func plural(n int, one, many string) string {

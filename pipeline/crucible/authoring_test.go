@@ -539,3 +539,21 @@ func (m *memVersions) StatusChanges(_ context.Context, id int64) ([]pipeline.Sta
 	slices.Reverse(out)
 	return out, nil
 }
+
+// The history names a nugget that got no sentence by its question, not
+// by its internal id.
+func TestRegenerateChangeNamesQuestions(t *testing.T) {
+	bank := []pipeline.Nugget{
+		{ID: "a1", Question: "How large was the Treasury surplus Cleveland reported in 1887, and what did he ask Congress to do with it?"},
+		{ID: "a2", Question: "Who signed?"},
+	}
+	got := regenerateChange(2, RegenerateResult{Added: 1, Unanswered: []string{"a1", "gone"}}, bank)
+	want := "regenerated 2 changed nuggets: 1 sentence added; no sentence found for " +
+		"“How large was the Treasury surplus Cleveland reported in 1887, and what did he…”, a removed nugget"
+	if got != want {
+		t.Errorf("change\n got %q\nwant %q", got, want)
+	}
+	if strings.Contains(got, "a1") {
+		t.Errorf("the history shows an internal id: %q", got)
+	}
+}
