@@ -88,6 +88,22 @@ type Reference struct {
 	Source CitedSource
 }
 
+// citeDocuments lists the cited documents still in the collection, each
+// once, in order of first citation: the "cite from a document" links
+// (several cited passages of one address are one link).
+func citeDocuments(refs []Reference) []CitedSource {
+	seen := map[string]bool{}
+	var out []CitedSource
+	for _, r := range refs {
+		if r.Source.DocumentMissing || seen[r.Source.DocID] {
+			continue
+		}
+		seen[r.Source.DocID] = true
+		out = append(out, r.Source)
+	}
+	return out
+}
+
 // title is the report's heading: the request's title, or its number.
 func (p ReportPage) title() string {
 	return reportTitle(p.Report)

@@ -3,6 +3,7 @@ package views
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,5 +179,21 @@ func TestMetadataFields(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("metadataFields (-want +got):\n%s", diff)
+	}
+}
+
+func TestCiteDocumentsOncePerDocument(t *testing.T) {
+	refs := []Reference{
+		{Number: 1, Source: CitedSource{DocID: "tr-1907", Title: "Theodore Roosevelt (1907)", Ordinal: 3}},
+		{Number: 2, Source: CitedSource{DocID: "gone", DocumentMissing: true}},
+		{Number: 3, Source: CitedSource{DocID: "tr-1907", Title: "Theodore Roosevelt (1907)", Ordinal: 9}},
+		{Number: 4, Source: CitedSource{DocID: "wilson-1913"}},
+	}
+	var got []string
+	for _, s := range citeDocuments(refs) {
+		got = append(got, s.DocID)
+	}
+	if strings.Join(got, ",") != "tr-1907,wilson-1913" {
+		t.Errorf("cite documents %v, want each present document once", got)
 	}
 }
