@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -92,8 +93,24 @@ func TestHomePageEmptyCollection(t *testing.T) {
 	wantStatus(t, rec, http.StatusOK)
 	doc := parseHTML(t, rec)
 	notice := textOf(doc, "empty-collection")
-	if !strings.Contains(notice, "crucible ingest --data DIR FILE.jsonl") {
-		t.Errorf("empty-collection notice = %q, want the ingest command", notice)
+	if !strings.Contains(notice, "crucible ingest --data DIR FILE.jsonl") || !strings.Contains(notice, "with the portal stopped") {
+		t.Errorf("empty-collection notice = %q, want the ingest command and that the portal must be stopped for it", notice)
+	}
+	// Without upload pages nobody can upload here: the notice says whom to ask.
+	if byTestID(doc, "empty-ask").Length() != 1 || byTestID(doc, "empty-upload").Length() != 0 {
+		t.Errorf("without upload pages the notice must not link to them: %q", notice)
+	}
+
+	// With upload pages, an administrator (local mode) gets the link.
+	up := newFakeUploads(t)
+	e, err := web.New(web.Config{LocalMode: true}, web.Deps{Searcher: &fakeSearcher{}, Store: &fakeStore{}, Uploads: up})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := newTestServerOf(t, &testServer{e: e, searcher: &fakeSearcher{}, store: &fakeStore{}, log: &bytes.Buffer{}})
+	doc = parseHTML(t, s2.get(t, "/"))
+	if href, _ := byTestID(doc, "empty-upload").Find("a").Attr("href"); href != "/admin/upload" {
+		t.Errorf("upload link %q in %q", href, textOf(doc, "empty-collection"))
 	}
 	if n := byTestID(doc, "stats").Length(); n != 0 {
 		t.Errorf("statistics shown for an empty collection")
