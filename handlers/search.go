@@ -151,6 +151,7 @@ func paginate(page int, res pipeline.SearchResult) *views.SearchResults {
 		pages = MaxPage
 	}
 	out := &views.SearchResults{
+		Terms:             res.Terms,
 		Hits:              res.Hits,
 		Total:             total,
 		TotalIsLowerBound: res.TotalIsLowerBound,

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"regexp"
 	"time"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -25,6 +26,9 @@ type SearchPage struct {
 // SearchResults is one page of search results and where it sits among all
 // pages.
 type SearchResults struct {
+	// Terms are the query's words as searched (analysed, common words
+	// dropped); none when every word was too common.
+	Terms []string
 	Hits  []pipeline.Hit
 	Total int
 	// TotalIsLowerBound is set when the searcher stopped counting matches
@@ -121,4 +125,17 @@ func hitTitle(hit pipeline.Hit) string {
 		return hit.Title
 	}
 	return hit.DocID
+}
+
+// reSyntax finds search-engine syntax the portal does not read: a field
+// name ("title:"), a quote, or a boolean operator.
+var reSyntax = regexp.MustCompile(`(?i)(^|\s)[a-z_]+:\S|"|(^|\s)(AND|OR|NOT)(\s|$)|(^|\s)[+-]\w`)
+
+// syntaxNote tells a user who typed query syntax that it is read as plain
+// words; "" when the query has none.
+func syntaxNote(q string) string {
+	if !reSyntax.MatchString(q) {
+		return ""
+	}
+	return "Search reads every word on its own: quotes, field names such as title:, AND, OR, NOT, + and − are not operators here, and their words are searched for like the others."
 }

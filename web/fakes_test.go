@@ -51,6 +51,12 @@ func (f *fakeSearcher) Search(_ context.Context, req pipeline.SearchRequest) (pi
 		Total: len(f.hits),
 		Took:  f.took,
 	}
+	// The searched terms: the query's words but a few common ones.
+	for _, w := range strings.Fields(strings.ToLower(req.Query)) {
+		if w != "a" && w != "the" && w != "of" {
+			res.Terms = append(res.Terms, w)
+		}
+	}
 	if f.countBudget > 0 {
 		if counted := max(f.countBudget, req.Offset+req.K); counted < len(f.hits) {
 			res.Total, res.TotalIsLowerBound = counted, true

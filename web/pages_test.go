@@ -770,3 +770,23 @@ func TestDocumentPageWindows(t *testing.T) {
 		t.Errorf("?at=9999 shows %s, want the first window", first)
 	}
 }
+
+// A query of common words only searches nothing and says so; query syntax
+// the portal does not read is pointed out.
+func TestSearchExplainsCommonWordsAndSyntax(t *testing.T) {
+	s := newTestServer(t, &fakeSearcher{}, nil, web.Config{})
+	doc := parseHTML(t, s.get(t, "/search?q=a+the+of"))
+	if msg := textOf(doc, "no-results"); !strings.Contains(msg, "too common") {
+		t.Errorf("common words only: %q", msg)
+	}
+	if byTestID(doc, "syntax-note").Length() != 0 {
+		t.Error("a syntax note for a query without syntax")
+	}
+	doc = parseHTML(t, s.get(t, "/search?q="+url.QueryEscape(`title:"tariff`)))
+	if note := textOf(doc, "syntax-note"); !strings.Contains(note, "field names such as title:") {
+		t.Errorf("syntax note %q", note)
+	}
+	if msg := textOf(doc, "no-results"); !strings.Contains(msg, "No passages match") {
+		t.Errorf("no results: %q", msg)
+	}
+}
