@@ -14,9 +14,11 @@ help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## build bin/crucible
+	@echo "building $(BIN) (the first build compiles SQLite with cgo and takes a few minutes; later ones take seconds)"
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/crucible
 
 run: build ## serve the portal on $(ADDR), ingesting the demo corpus into an empty $(DATA)
+	@echo "serving http://$(ADDR)/ from $(DATA)/ (make run ADDR=host:port DATA=folder to change them)"
 	$(BIN) serve --data $(DATA) --addr $(ADDR) --ingest-if-empty $(DEMO)
 
 # The effectiveness and report-quality runs are single-threaded measurements
