@@ -623,3 +623,20 @@ func TestNuggetBankNamesItsRanker(t *testing.T) {
 		}
 	}
 }
+
+// A report longer than its limit says so where its length is shown.
+func TestReportPageWarnsOverTheLimit(t *testing.T) {
+	s := newReportServer(t, reportStore(), web.Config{})
+	rep := sampleReport()
+	withReport(s, rep)
+	doc := parseHTML(t, s.get(t, views.ReportURL(9)))
+	if byTestID(doc, "report-over-limit").Length() != 0 {
+		t.Fatalf("a report within its limit warned: %q", textOf(doc, "report-over-limit"))
+	}
+	rep.Request.Limit = rep.Length() - 12
+	withReport(s, rep)
+	doc = parseHTML(t, s.get(t, views.ReportURL(9)))
+	if got := textOf(doc, "report-over-limit"); !strings.Contains(got, "12 characters over its limit") || !strings.Contains(got, "before submitting it for review") {
+		t.Errorf("over-limit warning %q", got)
+	}
+}

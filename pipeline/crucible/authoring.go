@@ -654,6 +654,17 @@ func (ed *Editor) SetStatus(ctx context.Context, e pipeline.Edit, to pipeline.Re
 	if cur.Number != e.Base {
 		return pipeline.StatusRecord{}, &pipeline.StaleVersionError{Base: e.Base, Current: cur.VersionInfo}
 	}
+	if to == pipeline.StatusInReview {
+		// A report over its length limit is not ready for review.
+		rep, err := ed.Jobs.Report(ctx, e.Report)
+		if err != nil {
+			return pipeline.StatusRecord{}, err
+		}
+		if n, limit := cur.Draft.Apply(rep).Length(), rep.Request.Limit; limit > 0 && n > limit {
+			return pipeline.StatusRecord{}, pipeline.Invalidf("the report is %d characters, %d over its limit of %d: shorten it before submitting it for review",
+				n, n-limit, limit)
+		}
+	}
 	return ed.Versions.SetStatus(ctx, e.Report, e.Base, pipeline.StatusRecord{Status: to, By: e.Author, At: ed.now()})
 }
 

@@ -557,3 +557,34 @@ func TestRegenerateChangeNamesQuestions(t *testing.T) {
 		t.Errorf("the history shows an internal id: %q", got)
 	}
 }
+
+// A report over its length limit cannot be submitted for review; once it
+// is shortened it can.
+func TestSubmitForReviewRefusesAReportOverItsLimit(t *testing.T) {
+	ctx := context.Background()
+	ed, jobs, _ := newEditor(t, false)
+	v1, err := ed.Current(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs.report.Request.Limit = v1.Draft.Apply(jobs.report).Length() + 5
+	long := strings.Repeat("A long sentence added by hand. ", 3)
+	info, err := ed.EditText(ctx, pipeline.Edit{Report: 1, Base: v1.Number, Author: "ada"}, 0, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ed.SetStatus(ctx, pipeline.Edit{Report: 1, Base: info.Number, Author: "ada"}, pipeline.StatusInReview)
+	if !errors.Is(err, pipeline.ErrInvalid) || !strings.Contains(err.Error(), "over its limit of") {
+		t.Fatalf("submit over the limit: %v, want a refusal naming the limit", err)
+	}
+	if st, _ := ed.Status(ctx, 1); st.Status != pipeline.StatusDraft {
+		t.Errorf("a refused submission moved the report to %s", st.Status)
+	}
+	info, err = ed.Delete(ctx, pipeline.Edit{Report: 1, Base: info.Number, Author: "ada"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ed.SetStatus(ctx, pipeline.Edit{Report: 1, Base: info.Number, Author: "ada"}, pipeline.StatusInReview); err != nil {
+		t.Errorf("submit within the limit: %v", err)
+	}
+}
