@@ -921,7 +921,7 @@ func UploadStatus(vm UploadStatusPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(u.Errors) > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<h2>Problems</h2><p>Skipped records lost input; notices did not. ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<h2>Problems</h2><p>Each problem names its file and line. <strong>Skipped</strong>: that record or file was not stored; fix it and upload it again. <strong>Notice</strong>: it was stored, with what the notice says was changed or left out. ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

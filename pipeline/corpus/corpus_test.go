@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -197,19 +198,19 @@ func TestWalkJSONL(t *testing.T) {
 			name:     "invalid JSON",
 			content:  `{"id": "a", "text": }` + "\n" + `{"id":"b","text":"ok"}`,
 			want:     []pipeline.Document{jdoc(2, "b", "", "ok", nil)},
-			problems: []string{`in.jsonl:1: invalid JSON at column 21: invalid character '}' looking for beginning of value`},
+			problems: []string{`in.jsonl:1: invalid JSON at column 21: a value is missing or starts with "}" (text needs double quotes): {"id": "a", "text": }`},
 			sum:      Summary{Records: 2, Documents: 1, Skipped: 1},
 		},
 		{
 			name:     "cut JSON",
 			content:  `{"id":"a"`,
-			problems: []string{`in.jsonl:1: invalid JSON at column 9: unexpected end of JSON input`},
+			problems: []string{`in.jsonl:1: invalid JSON at column 9: the line ends before the JSON object is closed (a missing "}", "]" or closing quote?): {"id":"a"`},
 			sum:      Summary{Records: 1, Skipped: 1},
 		},
 		{
 			name:     "two objects on one line",
 			content:  `{"id":"a","text":"x"} {"id":"b","text":"y"}`,
-			problems: []string{`in.jsonl:1: invalid JSON at column 23: invalid character '{' after top-level value`},
+			problems: []string{`in.jsonl:1: invalid JSON at column 23: more text after the end of the JSON object (one object per line): …id":"a","text":"x"} {"id":"b","text":"y"…`},
 			sum:      Summary{Records: 1, Skipped: 1},
 		},
 		{
@@ -866,5 +867,26 @@ func TestWalkStopsAtTheTotalContentLimit(t *testing.T) {
 		!strings.Contains(got.Problems[0], "the limit of 3 KiB for all files together") ||
 		got.Problems[1] != "c.txt: not read: the content read passed the limit of 3 KiB for all files together" {
 		t.Errorf("problems %q", got.Problems)
+	}
+}
+
+func TestJSONSyntaxReasonInWords(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"id": "a", "text": no}`:   `invalid JSON at column 22: a bare word where a value should be (text needs double quotes; only true, false and null go without): …"id": "a", "text": no}`,
+		`{id: "a"}`:                 `invalid JSON at column 2: a field name must be in double quotes, found "i": {id: "a"}`,
+		`{"id" "a"}`:                `invalid JSON at column 7: expected ":" after a field name, found "\"": {"id" "a"}`,
+		`{"id": "a" "text": "b"}`:   `invalid JSON at column 12: expected "," or "}" after a field's value, found "\"": {"id": "a" "text": "b"}`,
+		"{\"id\": \"a\tb\"}":        "invalid JSON at column 10: a line break or control character inside quotes (write it as \\n or \\t): {\"id\": \"a\tb\"}",
+		`{"id": "a\qb", "text": 1}`: `invalid JSON at column 11: a backslash escape JSON does not have ("q"): {"id": "a\qb", "text": 1}`,
+	} {
+		var v any
+		err := json.Unmarshal([]byte(line), &v)
+		var syn *json.SyntaxError
+		if !errors.As(err, &syn) {
+			t.Fatalf("%s: %v is not a syntax error", line, err)
+		}
+		if got := jsonSyntaxReason([]byte(line), syn); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", line, got, want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -199,7 +200,7 @@ func parseRecord(line []byte, maxField int64) (pipeline.Document, string) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			return pipeline.Document{}, fmt.Sprintf("invalid JSON at column %d: %v", max(syn.Offset, 1), err)
+			return pipeline.Document{}, jsonSyntaxReason(line, syn)
 		case errors.As(err, &typ):
 			return pipeline.Document{}, "not a JSON object: the line holds " + jsonKind(bytes.TrimLeft(line, " \t\r\n"))
 		}
@@ -484,4 +485,68 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// reJSONChar reads the character Go's JSON decoder names in a syntax
+// error ("invalid character 'o' in literal null").
+var reJSONChar = regexp.MustCompile(`invalid character '((?:[^'\\]|\\.)+)'`)
+
+// jsonSyntaxReason says in words what is wrong with a line that is not
+// valid JSON, where, and shows the text around the spot: "invalid JSON at
+// column 12: a bare word where a value should be (text needs double
+// quotes; only true, false and null go without): …"text": no…".
+func jsonSyntaxReason(line []byte, syn *json.SyntaxError) string {
+	col := int(max(syn.Offset, 1))
+	msg := syn.Error()
+	ch := ""
+	if m := reJSONChar.FindStringSubmatch(msg); m != nil {
+		ch = m[1]
+	}
+	var why string
+	switch {
+	case strings.Contains(msg, "unexpected end of JSON input"):
+		why = "the line ends before the JSON object is closed (a missing \"}\", \"]\" or closing quote?)"
+	case strings.Contains(msg, "in literal"):
+		why = "a bare word where a value should be (text needs double quotes; only true, false and null go without)"
+	case strings.Contains(msg, "looking for beginning of object key string"):
+		why = fmt.Sprintf("a field name must be in double quotes, found %q", ch)
+	case strings.Contains(msg, "looking for beginning of value"):
+		why = fmt.Sprintf("a value is missing or starts with %q (text needs double quotes)", ch)
+	case strings.Contains(msg, "after object key:value pair"):
+		why = fmt.Sprintf("expected \",\" or \"}\" after a field's value, found %q", ch)
+	case strings.Contains(msg, "after object key"):
+		why = fmt.Sprintf("expected \":\" after a field name, found %q", ch)
+	case strings.Contains(msg, "after array element"):
+		why = fmt.Sprintf("expected \",\" or \"]\" after a list item, found %q", ch)
+	case strings.Contains(msg, "after top-level value"):
+		why = "more text after the end of the JSON object (one object per line)"
+	case strings.Contains(msg, "in string literal"):
+		why = "a line break or control character inside quotes (write it as \\n or \\t)"
+	case strings.Contains(msg, "in string escape code"):
+		why = fmt.Sprintf("a backslash escape JSON does not have (%q)", ch)
+	default:
+		why = msg
+	}
+	return fmt.Sprintf("invalid JSON at column %d: %s: %s", col, why, jsonContext(line, col))
+}
+
+// jsonContext quotes up to 20 characters either side of a column.
+func jsonContext(line []byte, col int) string {
+	text := strings.TrimRight(string(line), "\r\n")
+	at := min(max(col-1, 0), len(text))
+	from, to := max(at-20, 0), min(at+20, len(text))
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	out := text[from:to]
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(text) {
+		out += "…"
+	}
+	return out
 }

@@ -201,7 +201,7 @@ func TestRunnerRecordErrors(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%d %v %s", e.Seq, e.Skipped, e.String()))
 	}
 	wantLines := []string{
-		`0 true mixed.jsonl:2: invalid JSON at column 2: invalid character 'o' in literal null (expecting 'u')`,
+		`0 true mixed.jsonl:2: invalid JSON at column 2: a bare word where a value should be (text needs double quotes; only true, false and null go without): not json`,
 		`1 true mixed.jsonl:3: missing "id" field`,
 		`2 false mixed.jsonl:5: duplicate id "a" (first at line 1); the later record replaces it`,
 		`3 false empty.txt: empty file`,
