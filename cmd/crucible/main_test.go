@@ -656,3 +656,23 @@ func TestReportDefaultLimit(t *testing.T) {
 		t.Errorf("the limit of 50 was not refused by name: %s", stderr)
 	}
 }
+
+// crucible search prints each hit's matching fragment with the query's
+// words marked, as the search page does, and says when every word was too
+// common to search for.
+func TestSearchPrintsFragments(t *testing.T) {
+	t.Parallel()
+	data := preparedData(t, sampleCorpus)
+	stdout, stderr, code := runCmd(t, "search", "--data", data, "--k", "3", "tariff")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) < 3 || !strings.Contains(strings.ToLower(lines[1]), "[tariff") {
+		t.Errorf("the first hit's fragment does not mark the query:\n%s", stdout)
+	}
+	stdout, _, code = runCmd(t, "search", "--data", data, "the", "of", "a")
+	if code != 0 || !strings.Contains(stdout, "too common to search for") {
+		t.Errorf("common words only: exit %d, %s", code, stdout)
+	}
+}

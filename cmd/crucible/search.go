@@ -76,7 +76,7 @@ func cmdSearch(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return runQueries(ctx, a, *queries, *runOut, *tag, *k, *docs, stdout, stderr)
 	}
 	query := strings.Join(fs.Args(), " ")
-	res, err := a.searcher().Search(ctx, pipeline.SearchRequest{Query: query, K: *k, Docs: *docs})
+	res, err := a.searcher().Search(ctx, pipeline.SearchRequest{Query: query, K: *k, Docs: *docs, Highlight: !*asJSON})
 	if err != nil {
 		return err
 	}
@@ -90,12 +90,16 @@ func cmdSearch(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return enc.Encode(out)
 	}
 	if len(res.Hits) == 0 {
+		if strings.TrimSpace(query) != "" && len(res.Terms) == 0 {
+			fmt.Fprintf(stdout, "nothing searched for: every word of %q is too common to search for\n", query)
+			return nil
+		}
 		fmt.Fprintf(stdout, "no results for %q\n", query)
 		return nil
 	}
 	for _, h := range res.Hits {
 		fmt.Fprintf(stdout, "%3d  %8.4f  %s  %s\n", h.Rank, h.Score, h.PassageID, oneLine(h.Title, 80))
-		fmt.Fprintf(stdout, "     %s\n", oneLine(h.Text, 160))
+		fmt.Fprintf(stdout, "     %s\n", fragmentLine(h))
 	}
 	fmt.Fprintf(stdout, "%d of %d matching %s in %s\n", len(res.Hits), res.Total, unit(*docs), res.Took)
 	return nil
@@ -180,4 +184,22 @@ func runOneQuery(ctx context.Context, s pipeline.Searcher, raw []byte, tag strin
 		entries[i] = eval.RunEntry{DocID: did, Rank: h.Rank, Score: h.Score}
 	}
 	return eval.WriteRun(w, id, entries, tag)
+}
+
+// fragmentLine is a hit's first highlighted fragment on one line, matches
+// in [brackets] as the search page marks them; the start of the passage
+// when the hit has no fragment.
+func fragmentLine(h pipeline.Hit) string {
+	if len(h.Fragments) == 0 {
+		return oneLine(h.Text, 160)
+	}
+	var b strings.Builder
+	for _, p := range h.Fragments[0] {
+		if p.Match {
+			b.WriteString("[" + p.Text + "]")
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	return oneLine(b.String(), 200)
 }
