@@ -144,6 +144,7 @@ func (h *Evaluations) evaluate(c echo.Context, goldRaw, requestRaw, judgeID stri
 	sum := goldOption(set.Summary())
 	vm.Gold = &sum
 	vm.Requests = judge.RequestIDs(set.Nuggets)
+	vm.RequestLabels = requestLabels(set.Nuggets)
 	vm.Request = chooseRequest(rep.Request.ID, strings.TrimSpace(requestRaw), vm.Requests)
 	switch vm.Request.State {
 	case views.RequestNeeded:
@@ -576,4 +577,27 @@ func useReviewerVerdicts(rr *judge.ReportResult, sentences []pipeline.Sentence, 
 		rr.Metrics.CitationSupport = (float64(supported) + 0.5*float64(partly)) / float64(rr.Counts.Citations)
 	}
 	return used, partly
+}
+
+// requestPreviewChars bounds the first nugget quoted in a request's label.
+const requestPreviewChars = 70
+
+// requestLabels describes each request of a gold set for the picker, since
+// gold files carry no request titles: its id, how many nuggets it has,
+// and its first nugget ("sotu-01 — 10 nuggets, first: “On what date …”").
+func requestLabels(nuggets []judge.Nugget) map[string]string {
+	by := judge.ByRequest(nuggets)
+	out := make(map[string]string, len(by))
+	for id, ns := range by {
+		label := fmt.Sprintf("%s — %d %s", id, len(ns), map[bool]string{true: "nugget", false: "nuggets"}[len(ns) == 1])
+		if len(ns) > 0 {
+			first := []rune(strings.Join(strings.Fields(ns[0].Label()), " "))
+			if len(first) > requestPreviewChars {
+				first = append(first[:requestPreviewChars], '…')
+			}
+			label += ", first: “" + string(first) + "”"
+		}
+		out[id] = label
+	}
+	return out
 }

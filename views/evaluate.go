@@ -44,8 +44,10 @@ type EvaluationPage struct {
 	GoldSets []GoldSetOption
 	// Gold is the chosen set; nil when none is chosen yet.
 	Gold *GoldSetOption
-	// Requests are the chosen set's request ids, sorted.
-	Requests []string
+	// Requests are the chosen set's request ids, sorted; RequestLabels
+	// describe them for the picker (id → "sotu-01 — 10 nuggets, first: …").
+	Requests      []string
+	RequestLabels map[string]string
 	// Request is the request the report is evaluated against, and how it
 	// was chosen.
 	Request RequestChoice
@@ -74,6 +76,14 @@ type EvaluationPage struct {
 	// for them (ParamReviewerVerdicts).
 	ReviewsOffered   bool
 	ReviewerVerdicts bool
+}
+
+// requestLabel is a request's text in the picker: its label, or its id.
+func (p EvaluationPage) requestLabel(id string) string {
+	if l := p.RequestLabels[id]; l != "" {
+		return l
+	}
+	return id
 }
 
 // GoldSetOption is a stored gold set as the picker lists it.

@@ -611,13 +611,22 @@ func TestEvaluationRequestChoice(t *testing.T) {
 			if got := textOf(doc, tt.noticeID); !strings.Contains(got, tt.wantNotice) {
 				t.Errorf("%s = %q, want it to contain %q", tt.noticeID, got, tt.wantNotice)
 			}
-			if diff := cmp.Diff(tt.wantSelect, texts(doc, "request-option")); diff != "" {
+			var values []string
+			byTestID(doc, "request-option").Each(func(_ int, o *goquery.Selection) { values = append(values, o.AttrOr("value", "")) })
+			if diff := cmp.Diff(tt.wantSelect, values); diff != "" {
 				t.Errorf("request options (-want +got)\n%s", diff)
+			}
+			// Gold files carry no request titles: an option says how many
+			// nuggets the request has and quotes its first.
+			for _, label := range texts(doc, "request-option") {
+				if !strings.Contains(label, " nugget") || !strings.Contains(label, "first: “") {
+					t.Errorf("request option %q does not describe the request", label)
+				}
 			}
 			chosen := byTestID(doc, "request-option").FilterFunction(func(_ int, o *goquery.Selection) bool {
 				_, sel := o.Attr("selected")
 				return sel
-			}).Text()
+			}).AttrOr("value", "")
 			if chosen != tt.wantChosen {
 				t.Errorf("selected request = %q, want %q", chosen, tt.wantChosen)
 			}
