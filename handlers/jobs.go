@@ -125,6 +125,33 @@ func (h *Jobs) Cancel(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, views.JobURL(id))
 }
 
+// Rerun submits a failed or cancelled job's request again with its
+// settings and engine, and answers 303 to the new job's page (or to the
+// job already running it). A job still queued or running, or one that
+// made a report, is a 409: it has nothing to run again.
+func (h *Jobs) Rerun(c echo.Context) error {
+	ctx := c.Request().Context()
+	j, err := h.loadJob(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	sub, ok := h.Control.(ReportSubmitter)
+	if !ok {
+		return fmt.Errorf("run job %d again: this portal cannot start reports: %w", j.ID, pipeline.ErrNotFound)
+	}
+	if j.State != pipeline.JobFailed && j.State != pipeline.JobCancelled {
+		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Job %d is %s: only a failed or cancelled job is run again. Use “Edit and resubmit” to start a new one from it.", j.ID, j.State))
+	}
+	job, existing, err := sub.Submit(ctx, j.Request, j.Settings, j.Engine)
+	if err != nil {
+		return fmt.Errorf("run job %d again: %w", j.ID, err)
+	}
+	if existing {
+		return c.Redirect(http.StatusSeeOther, views.ExistingJobURL(job.ID))
+	}
+	return c.Redirect(http.StatusSeeOther, views.JobURL(job.ID))
+}
+
 // loadJob reads the job whose id is raw.
 func (h *Jobs) loadJob(ctx context.Context, raw string) (pipeline.Job, error) {
 	id, err := parseID(raw, "job")

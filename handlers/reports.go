@@ -107,6 +107,11 @@ type Reports struct {
 	// PrintCSS is the style sheet inlined into the printable page of the
 	// "download all" archive, which must read well without the portal.
 	PrintCSS string
+	// PastJobs reads earlier jobs, to fill the form in from one (views.
+	// ResubmitURL, views.FollowUpURL). Optional.
+	PastJobs interface {
+		Job(ctx context.Context, id int64) (pipeline.Job, error)
+	}
 	// Collection names the collection in exports (NeuCLIR
 	// "collection_ids"). Optional: without it the list is empty.
 	Collection func(ctx context.Context) ([]string, error)
@@ -124,10 +129,26 @@ func (h *Reports) collectionIDs(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// New renders the empty new-report form with the default settings.
+// New renders the new-report form: empty with the default settings, or,
+// with ?from=JOB, filled in from that job's request and settings (with
+// &follow=1, for a follow-up request to it). An unknown job is a 404.
 func (h *Reports) New(c echo.Context) error {
 	site := h.Site.WithActive(views.NavNewReport)
 	vm := views.DefaultReportForm(site, h.Service.Engines())
+	if raw := c.QueryParam(views.ParamFrom); raw != "" && h.PastJobs != nil {
+		id, err := parseID(raw, "job")
+		if err != nil {
+			return err
+		}
+		job, err := h.PastJobs.Job(c.Request().Context(), id)
+		if errors.Is(err, pipeline.ErrNotFound) {
+			return fmt.Errorf("no job has the id %d to fill the form from: %w", id, pipeline.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("load job %d: %w", id, err)
+		}
+		vm = views.PrefilledReportForm(site, h.Service.Engines(), job, c.QueryParam(views.ParamFollowUp) == "1")
+	}
 	vm.Rerankers = rerankChoices(h.Service)
 	return Render(c, http.StatusOK, views.NewReport(vm))
 }

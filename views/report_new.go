@@ -61,6 +61,10 @@ type ReportForm struct {
 	Errors map[string]string
 	// Problem is an error that belongs to no field.
 	Problem string
+	// From is the job the form was filled in from (0: none); FollowUp
+	// marks a follow-up request to it.
+	From     int64
+	FollowUp bool
 }
 
 // DefaultReportForm is the empty form: the default limit and settings
@@ -86,6 +90,52 @@ func DefaultReportForm(site Site, engines []pipeline.EngineInfo) ReportForm {
 	}
 	if len(engines) > 0 {
 		f.Engine = engines[0].ID
+	}
+	return f
+}
+
+// PrefilledReportForm is the form filled in from an earlier job: its
+// request, limit, engine and settings, to edit and submit again. With
+// followUp the form is for a new request that follows up the job's
+// report: the title says so, the background recalls the earlier request,
+// and the problem statement is left for the user to write.
+func PrefilledReportForm(site Site, engines []pipeline.EngineInfo, job pipeline.Job, followUp bool) ReportForm {
+	f := DefaultReportForm(site, engines)
+	r, s := job.Request, job.Settings
+	f.Values[FieldTitle] = r.Title
+	f.Values[FieldBackground] = r.Background
+	f.Values[FieldProblemStatement] = r.ProblemStatement
+	f.Values[FieldRequestID] = r.ID
+	if followUp {
+		f.Values[FieldTitle] = "Follow-up: " + r.Title
+		earlier := "This follows up the report on “" + r.Title + "”, which asked: " + r.ProblemStatement
+		f.Values[FieldBackground] = strings.TrimSpace(r.Background + "\n\n" + earlier)
+		f.Values[FieldProblemStatement] = ""
+		f.Values[FieldRequestID] = ""
+	}
+	if r.Limit > 0 {
+		f.Values[FieldLimit] = strconv.Itoa(r.Limit)
+	}
+	if s.Retrieve > 0 {
+		f.Values[FieldRetrieve] = strconv.Itoa(s.Retrieve)
+		f.Values[FieldIdeationDocs] = strconv.Itoa(s.IdeationDocs)
+		f.Values[FieldNuggetsPerDoc] = strconv.Itoa(s.NuggetsPerDoc)
+		f.Values[FieldTargetNuggets] = strconv.Itoa(s.TargetNuggets)
+		f.Values[FieldKeepNuggets] = strconv.Itoa(s.KeepNuggets)
+		f.Values[FieldScanCandidates] = strconv.Itoa(s.ScanCandidates)
+		f.Values[FieldConfidenceThreshold] = strconv.FormatFloat(s.ConfidenceThreshold, 'g', -1, 64)
+		f.Values[FieldSentencesPerNugget] = strconv.Itoa(s.SentencesPerNugget)
+		f.Values[FieldConcurrency] = strconv.Itoa(s.Concurrency)
+	}
+	for _, rf := range ruleFields {
+		f.Values[rf.Name] = SwitchValue(rf.Setting(s))
+	}
+	f.Verify, f.FullScan, f.Reranker = s.Verify, s.FullScan, s.Reranker
+	f.From, f.FollowUp = job.ID, followUp
+	for _, e := range engines {
+		if e.ID == job.Engine {
+			f.Engine = e.ID
+		}
 	}
 	return f
 }

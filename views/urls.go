@@ -182,6 +182,29 @@ func JobCancelURL(id int64) string {
 	return JobURL(id) + "/cancel"
 }
 
+// JobRerunURL runs a job's request again with its settings and engine.
+func JobRerunURL(id int64) string {
+	return JobURL(id) + "/rerun"
+}
+
+// ResubmitURL is the new-report form filled in from a job's request and
+// settings; FollowUpURL the form for a follow-up request to it.
+func ResubmitURL(jobID int64) string {
+	return NewReportPath + "?" + ParamFrom + "=" + strconv.FormatInt(jobID, 10)
+}
+
+// FollowUpURL is the new-report form for a request that follows up a
+// job's report: its background says what came before.
+func FollowUpURL(jobID int64) string {
+	return ResubmitURL(jobID) + "&" + ParamFollowUp + "=1"
+}
+
+// Query parameters of the new-report form.
+const (
+	ParamFrom     = "from"
+	ParamFollowUp = "follow"
+)
+
 // ReportURL links to a report.
 func ReportURL(id int64) string {
 	return ReportsPath + "/" + strconv.FormatInt(id, 10)

@@ -81,6 +81,10 @@ func stateRoutes() []stateRoute {
 			allowed: http.StatusSeeOther, perm: auth.PermCreateReport},
 		{name: "start a report, no form", route: "POST /reports", send: bare(http.MethodPost, "/reports"),
 			allowed: http.StatusUnprocessableEntity, perm: auth.PermCreateReport},
+		// Job 5 is running: there is nothing to run again (409) for a role
+		// that may start reports.
+		{name: "run a job again", route: "POST /jobs/:id/rerun", send: bare(http.MethodPost, "/jobs/5/rerun"),
+			allowed: http.StatusConflict, perm: auth.PermCreateReport},
 		{name: "cancel a job", route: "POST /jobs/:id/cancel", send: bare(http.MethodPost, "/jobs/5/cancel"),
 			allowed: http.StatusSeeOther, perm: auth.PermCancelJob},
 		{name: "evaluate", route: "POST /reports/:id/evaluation", send: postForm("/reports/12/evaluation", url.Values{"judge": {"offline"}}),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/views"
 	"github.com/crucible-portal/crucible/web"
 )
 
@@ -544,4 +546,65 @@ func TestJobScriptIsServed(t *testing.T) {
 	if strings.Contains(rec.Body.String(), "innerHTML") {
 		t.Errorf("job.js uses innerHTML; server text must be set as text")
 	}
+}
+
+// A failed or cancelled job can be run again unchanged, or edited and
+// resubmitted from the form filled in from it; a finished report offers a
+// follow-up request.
+func TestJobRunAgainResubmitFollowUp(t *testing.T) {
+	s := newReportServer(t, nil, web.Config{})
+	failed := sampleJob(3, pipeline.JobFailed)
+	failed.Request.ID = "wind-1"
+	failed.Settings.Retrieve, failed.Settings.Reranker = 50, "lancer"
+	on := true
+	failed.Settings.PreferPeriod = &on
+	s.jobs.put(failed)
+	doc := parseHTML(t, s.get(t, "/jobs/3"))
+	if byTestID(doc, "job-rerun").Length() != 1 || byTestID(doc, "job-follow-up").Length() != 0 {
+		t.Fatalf("a failed job offers: %q", textOf(doc, "job-again"))
+	}
+	rec := s.postForm(t, "/jobs/3/rerun", url.Values{})
+	wantStatus(t, rec, http.StatusSeeOther)
+	subs := s.svc.submissions()
+	if len(subs) != 1 || subs[0].Request != failed.Request || subs[0].Engine != "offline" || subs[0].Settings.Retrieve != 50 {
+		t.Fatalf("rerun submitted %+v", subs)
+	}
+	if loc := rec.Header().Get("Location"); loc != "/jobs/7" {
+		t.Errorf("rerun went to %q", loc)
+	}
+
+	// Edit and resubmit: the form holds the job's request and settings.
+	doc = parseHTML(t, s.get(t, views.ResubmitURL(3)))
+	for id, want := range map[string]string{"field-title": "Wind power subsidies", "field-request_id": "wind-1", "field-retrieve": "50"} {
+		if got := valueOf(doc, id); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	if v, _ := byTestID(doc, "field-prefer_period").Find("option[selected]").Attr("value"); v != "on" {
+		t.Errorf("prefer period %q, want on", v)
+	}
+	if !strings.Contains(textOf(doc, "form-from"), "Filled in from job 3") {
+		t.Errorf("notice %q", textOf(doc, "form-from"))
+	}
+
+	// A done job: no rerun, a follow-up whose background recalls it.
+	done := sampleJob(4, pipeline.JobDone)
+	done.ReportID = 12
+	s.jobs.put(done)
+	doc = parseHTML(t, s.get(t, "/jobs/4"))
+	if byTestID(doc, "job-rerun").Length() != 0 || byTestID(doc, "job-follow-up").Length() != 1 {
+		t.Fatalf("a done job offers: %q", textOf(doc, "job-again"))
+	}
+	wantStatus(t, s.postForm(t, "/jobs/4/rerun", url.Values{}), http.StatusConflict)
+	doc = parseHTML(t, s.get(t, views.FollowUpURL(4)))
+	if got := valueOf(doc, "field-title"); got != "Follow-up: Wind power subsidies" {
+		t.Errorf("follow-up title %q", got)
+	}
+	if got := valueOf(doc, "field-background"); !strings.Contains(got, "I advise a ministry.") || !strings.Contains(got, "which asked: Which subsidies worked?") {
+		t.Errorf("follow-up background %q", got)
+	}
+	if got := valueOf(doc, "field-problem_statement"); got != "" {
+		t.Errorf("follow-up problem statement %q, want empty", got)
+	}
+	wantStatus(t, s.get(t, views.ResubmitURL(99)), http.StatusNotFound)
 }

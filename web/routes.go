@@ -70,6 +70,7 @@ func hasOwnBodyLimit(c echo.Context) bool {
 //
 //	POST /reports                        auth.PermCreateReport
 //	POST /jobs/:id/cancel                auth.PermCancelJob
+//	POST /jobs/:id/rerun                 auth.PermCreateReport
 //	POST /reports/:id/evaluation         auth.PermEvaluate (the model judge)
 //	POST /reports/:id/evaluation/gold    auth.PermEvaluate
 //	POST /admin/upload                   auth.PermUploadCorpus
@@ -123,6 +124,7 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.JobsPath, h.jobs.List, view)
 		e.GET(views.JobsPath+"/:id", h.jobs.Show, view)
 		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel, requirePerm(auth.PermCancelJob))
+		e.POST(views.JobsPath+"/:id/rerun", h.jobs.Rerun, requirePerm(auth.PermCreateReport))
 		e.GET(views.JobsPath+"/:id/events", h.jobs.Events, view)
 	}
 	if h.reports != nil && h.reports.Authoring != nil {

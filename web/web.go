@@ -257,6 +257,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			Authoring:  deps.Authoring,
 			PrintCSS:   printCSS(),
 			Collection: deps.Collection,
+			PastJobs:   deps.Jobs,
 		}
 		rh.reports.Rankers, _ = deps.Jobs.(handlers.RankerReader)
 		if deps.Authoring != nil {
