@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,8 @@ type JobControl interface {
 const (
 	// JobListLimit is how many jobs the job list shows.
 	JobListLimit = 50
+	// JobListScan is how many recent jobs the list filters.
+	JobListScan = 1000
 	// DefaultPollInterval is how often an event stream reads its job.
 	DefaultPollInterval = 500 * time.Millisecond
 	// DefaultStreamLimit is how long one event stream lasts at most; the
@@ -58,13 +61,25 @@ type Jobs struct {
 	Stop <-chan struct{}
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Statuses reads reports' review statuses for the list. Optional:
+	// without it the list shows no status column.
+	Statuses interface {
+		Status(ctx context.Context, reportID int64) (pipeline.StatusRecord, error)
+	}
 
 	clock stageClock
 }
 
 // List renders the most recent jobs.
 func (h *Jobs) List(c echo.Context) error {
-	jobs, err := h.Store.Jobs(c.Request().Context(), JobListLimit)
+	ctx := c.Request().Context()
+	f := views.JobFilter{
+		Query:  strings.TrimSpace(c.QueryParam(views.ParamJobQuery)),
+		State:  pipeline.JobState(c.QueryParam(views.ParamJobState)),
+		Status: pipeline.ReportStatus(c.QueryParam(views.ParamJobStatus)),
+		Sort:   c.QueryParam(views.ParamJobSort),
+	}
+	jobs, err := h.Store.Jobs(ctx, JobListScan)
 	if err != nil {
 		return fmt.Errorf("list jobs: %w", err)
 	}
@@ -72,16 +87,34 @@ func (h *Jobs) List(c echo.Context) error {
 	now := h.now()
 	rows := make([]views.JobRow, 0, len(jobs))
 	for _, j := range jobs {
-		rows = append(rows, views.JobRow{
+		row := views.JobRow{
 			Job:    j,
 			Status: views.NewJobStatus(j, now, views.StageEstimate{}),
 			Engine: views.EngineLabelFor(engines, j.Engine),
-		})
+		}
+		if j.ReportID > 0 && h.Statuses != nil {
+			st, err := h.Statuses.Status(ctx, j.ReportID)
+			if err != nil {
+				return fmt.Errorf("status of report %d: %w", j.ReportID, err)
+			}
+			row.ReportStatus = st.Status
+			if row.ReportStatus == "" {
+				row.ReportStatus = pipeline.StatusDraft
+			}
+		}
+		if f.Keeps(row) {
+			rows = append(rows, row)
+		}
 	}
+	f.Order(rows)
+	shown := rows[:min(len(rows), JobListLimit)]
 	return Render(c, http.StatusOK, views.Jobs(views.JobsPage{
-		Site:  h.Site.WithActive(views.NavReports),
-		Jobs:  rows,
-		Limit: JobListLimit,
+		Site:     h.Site.WithActive(views.NavReports),
+		Jobs:     shown,
+		Matching: len(rows),
+		Limit:    JobListLimit,
+		Filter:   f,
+		Statuses: h.Statuses != nil,
 	}))
 }
 

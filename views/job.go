@@ -1,7 +1,9 @@
 package views
 
 import (
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -237,8 +239,14 @@ func jobTitle(j pipeline.Job) string {
 type JobsPage struct {
 	Site Site
 	Jobs []JobRow
+	// Matching is how many jobs the filter kept (Jobs shows at most
+	// Limit of them).
+	Matching int
 	// Limit is how many jobs the list shows at most.
-	Limit int
+	Limit  int
+	Filter JobFilter
+	// Statuses is set when rows carry their report's review status.
+	Statuses bool
 }
 
 // JobRow is one job of the list.
@@ -246,7 +254,79 @@ type JobRow struct {
 	Job    pipeline.Job
 	Status JobStatus
 	Engine EngineLabel
+	// ReportStatus is the report's review status; "" when the job made no
+	// report or statuses are not known.
+	ReportStatus pipeline.ReportStatus
 }
+
+// Query parameters of the job list.
+const (
+	ParamJobQuery  = "q"
+	ParamJobState  = "state"
+	ParamJobStatus = "status"
+	ParamJobSort   = "sort"
+)
+
+// Orders of the job list.
+const (
+	SortNewest = ""
+	SortOldest = "oldest"
+	SortTitle  = "title"
+)
+
+// JobFilter is what the job list is narrowed to and ordered by.
+type JobFilter struct {
+	// Query must appear in the request's title, problem statement or id
+	// (any case); "" keeps every job.
+	Query string
+	// State and Status keep the jobs in that state and the reports in that
+	// review status; "" keeps all.
+	State  pipeline.JobState
+	Status pipeline.ReportStatus
+	// Sort is SortNewest, SortOldest or SortTitle.
+	Sort string
+}
+
+// Active reports whether the filter narrows or reorders the list.
+func (f JobFilter) Active() bool {
+	return f.Query != "" || f.State != "" || f.Status != "" || f.Sort != SortNewest
+}
+
+// Keeps reports whether a row passes the filter.
+func (f JobFilter) Keeps(r JobRow) bool {
+	if f.State != "" && r.Job.State != f.State {
+		return false
+	}
+	if f.Status != "" && r.ReportStatus != f.Status {
+		return false
+	}
+	if f.Query != "" {
+		q := strings.ToLower(f.Query)
+		in := strings.ToLower(r.Job.Request.Title + "\n" + r.Job.Request.ProblemStatement + "\n" + r.Job.Request.ID)
+		if !strings.Contains(in, q) {
+			return false
+		}
+	}
+	return true
+}
+
+// Order sorts rows (given newest first) as the filter says.
+func (f JobFilter) Order(rows []JobRow) {
+	switch f.Sort {
+	case SortOldest:
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Job.ID < rows[j].Job.ID })
+	case SortTitle:
+		sort.SliceStable(rows, func(i, j int) bool {
+			return strings.ToLower(jobTitle(rows[i].Job)) < strings.ToLower(jobTitle(rows[j].Job))
+		})
+	}
+}
+
+// jobStates and reportStatuses are the filter's choices.
+var (
+	jobStates      = []pipeline.JobState{pipeline.JobQueued, pipeline.JobRunning, pipeline.JobDone, pipeline.JobFailed, pipeline.JobCancelled}
+	reportStatuses = []pipeline.ReportStatus{pipeline.StatusDraft, pipeline.StatusInReview, pipeline.StatusApproved}
+)
 
 // thresholdWords words the scan's confidence threshold: a fixed one, or
 // the one the run set from its own confidences.

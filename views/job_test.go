@@ -183,3 +183,22 @@ func TestSettingRowsNameTheRules(t *testing.T) {
 		t.Errorf("a fixed threshold reads %q", v)
 	}
 }
+
+func TestJobFilterKeepsReviewStatus(t *testing.T) {
+	row := JobRow{Job: pipeline.Job{ID: 1, State: pipeline.JobDone, Request: pipeline.Request{Title: "Tariffs", ID: "sotu-01"}},
+		ReportStatus: pipeline.StatusInReview}
+	for _, tt := range []struct {
+		f    JobFilter
+		want bool
+	}{
+		{JobFilter{}, true},
+		{JobFilter{Status: pipeline.StatusInReview}, true},
+		{JobFilter{Status: pipeline.StatusApproved}, false},
+		{JobFilter{Query: "SOTU-01"}, true},
+		{JobFilter{State: pipeline.JobFailed}, false},
+	} {
+		if got := tt.f.Keeps(row); got != tt.want {
+			t.Errorf("%+v keeps %v, want %v", tt.f, got, tt.want)
+		}
+	}
+}

@@ -608,3 +608,42 @@ func TestJobRunAgainResubmitFollowUp(t *testing.T) {
 	}
 	wantStatus(t, s.get(t, views.ResubmitURL(99)), http.StatusNotFound)
 }
+
+// The report list filters by words of the request, job state and review
+// status, and orders by age or title.
+func TestJobListFilters(t *testing.T) {
+	s := newReportServer(t, nil, web.Config{})
+	mk := func(id int64, state pipeline.JobState, title string) {
+		j := sampleJob(id, state)
+		j.Request.Title = title
+		s.jobs.put(j)
+	}
+	mk(1, pipeline.JobDone, "Tariffs and trade")
+	mk(2, pipeline.JobFailed, "Wind power subsidies")
+	mk(3, pipeline.JobDone, "Canal treaties")
+	ids := func(target string) []string {
+		t.Helper()
+		rec := s.get(t, target)
+		wantStatus(t, rec, http.StatusOK)
+		return texts(parseHTML(t, rec), "job-row-link")
+	}
+	for target, want := range map[string][]string{
+		"/jobs":                  {"3", "2", "1"},
+		"/jobs?q=TARIFF":         {"1"},
+		"/jobs?state=done":       {"3", "1"},
+		"/jobs?sort=oldest":      {"1", "2", "3"},
+		"/jobs?sort=title":       {"3", "1", "2"},
+		"/jobs?state=done&q=can": {"3"},
+	} {
+		if diff := cmp.Diff(want, ids(target)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", target, diff)
+		}
+	}
+	doc := parseHTML(t, s.get(t, "/jobs?q=nothing+like+this"))
+	if byTestID(doc, "jobs-none-match").Length() != 1 || byTestID(doc, "jobs-empty").Length() != 0 {
+		t.Errorf("no match: %q", textOf(doc, "jobs-none-match"))
+	}
+	if v := valueOf(doc, "jobs-q"); v != "nothing like this" {
+		t.Errorf("the query box keeps %q", v)
+	}
+}

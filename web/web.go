@@ -278,6 +278,11 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			Stop:         cfg.Stop,
 			Now:          cfg.Now,
 		}
+		if st, ok := deps.Authoring.(interface {
+			Status(ctx context.Context, reportID int64) (pipeline.StatusRecord, error)
+		}); ok {
+			rh.jobs.Statuses = st
+		}
 	}
 	if evaluationsEnabled {
 		rh.evaluations = &handlers.Evaluations{
