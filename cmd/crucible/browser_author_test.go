@@ -350,3 +350,71 @@ func TestBrowserCiteSelection(t *testing.T) {
 		t.Errorf("the citation marks %q (%v), want %q", marked, err, sel.Text)
 	}
 }
+
+// TestBrowserCiteFromTheSelection selects words far down a long document:
+// the "Cite this selection" button appears beside them, not only at the
+// top of the page, and pressing it cites them.
+func TestBrowserCiteFromTheSelection(t *testing.T) {
+	t.Parallel()
+	ctx := newBrowser(t)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), reduceMotion); err != nil {
+		t.Fatal(err)
+	}
+	openNewReport(t, ctx, base)
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="sentence"]').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="cite-document-link"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="cite-form"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	type placed struct {
+		Text     string  `json:"text"`
+		Gap      float64 `json:"gap"`
+		InView   bool    `json:"inView"`
+		Hidden   bool    `json:"hidden"`
+		FormSeen bool    `json:"formSeen"`
+	}
+	// Select the first words of the last passage, scrolled into view.
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[placed](`new Promise(done => {
+		const ps = document.querySelectorAll('.passage-text[data-start]');
+		const p = ps[ps.length - 1];
+		p.scrollIntoView({block: 'center'});
+		const node = p.firstChild;
+		const m = node.textContent.match(/^\s*\S+\s+\S+\s+\S+/);
+		const r = document.createRange();
+		r.setStart(node, 0);
+		r.setEnd(node, m[0].length);
+		const s = window.getSelection();
+		s.removeAllRanges();
+		s.addRange(r);
+		setTimeout(() => {
+			const b = document.querySelector('[data-testid="cite-float"]').getBoundingClientRect();
+			const sel = r.getBoundingClientRect();
+			const form = document.querySelector('[data-testid="cite-form"]').getBoundingClientRect();
+			done({text: m[0].trim(), gap: Math.abs(b.top - sel.bottom), inView: b.top >= 0 && b.bottom <= innerHeight,
+				hidden: document.querySelector('[data-testid="cite-float"]').hidden, formSeen: form.bottom > 0});
+		}, 100);
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Hidden || !got.InView || got.Gap > 40 || got.FormSeen {
+		t.Fatalf("the cite button beside the selection: %+v; want it shown in view just below the words, with the form scrolled away", got)
+	}
+	if err := do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="cite-float"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-body"]`)),
+		waitVersion(2),
+	); err != nil {
+		t.Fatalf("cite from the button beside the selection: %v", err)
+	}
+	texts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="sentence-text"]')).map(e => e.textContent)`))
+	if err != nil || len(texts) != before+1 || texts[len(texts)-1] != got.Text {
+		t.Fatalf("after citing: %d sentences (was %d), last %q; want the selection %q (%v)", len(texts), before, texts[len(texts)-1], got.Text, err)
+	}
+}

@@ -18,6 +18,37 @@
   var preview = form.querySelector("[data-cite-preview]");
   var encoder = new TextEncoder();
 
+  // The button beside the selection. Pressing it must not collapse the
+  // selection before the click, hence the mousedown handler.
+  var floatButton = document.createElement("button");
+  floatButton.type = "button";
+  floatButton.className = "cite-float";
+  floatButton.textContent = "Cite this selection";
+  floatButton.setAttribute("data-testid", "cite-float");
+  floatButton.hidden = true;
+  floatButton.addEventListener("mousedown", function (e) { e.preventDefault(); });
+  floatButton.addEventListener("click", function () {
+    if (startField.value === "" || endField.value === "") {
+      return;
+    }
+    if (typeof form.requestSubmit === "function") {
+      form.requestSubmit();
+    } else {
+      form.submit();
+    }
+  });
+  document.body.appendChild(floatButton);
+
+  function placeButton(range) {
+    var rects = range.getClientRects();
+    var rect = rects.length ? rects[rects.length - 1] : range.getBoundingClientRect();
+    floatButton.hidden = false;
+    var width = floatButton.offsetWidth;
+    var left = Math.min(rect.right + window.scrollX + 4, window.scrollX + document.documentElement.clientWidth - width - 8);
+    floatButton.style.left = Math.max(window.scrollX + 8, left) + "px";
+    floatButton.style.top = (rect.bottom + window.scrollY + 6) + "px";
+  }
+
   function passageOf(node) {
     var el = node && node.nodeType === 1 ? node : node && node.parentElement;
     return el ? el.closest(".passage-text[data-start]") : null;
@@ -34,23 +65,27 @@
   function update() {
     var sel = window.getSelection();
     if (!sel || sel.rangeCount === 0 || sel.isCollapsed) {
-      return; // clicking the button collapses the selection: keep the offsets
+      floatButton.hidden = true;
+      return; // clicking the form's button collapses the selection: keep the offsets
     }
     var range = sel.getRangeAt(0);
     var first = passageOf(range.startContainer);
     var last = passageOf(range.endContainer);
     if (!first && !last) {
+      floatButton.hidden = true;
       return; // a selection outside the text, such as in the form
     }
     if (first !== last) {
       startField.value = "";
       endField.value = "";
       preview.textContent = "Select words within one passage: a citation points at one passage.";
+      floatButton.hidden = true;
       return;
     }
     startField.value = String(byteOffset(first, range.startContainer, range.startOffset));
     endField.value = String(byteOffset(first, range.endContainer, range.endOffset));
     preview.textContent = "Selected: \u201c" + range.toString().trim() + "\u201d";
+    placeButton(range);
   }
 
   document.addEventListener("selectionchange", update);
