@@ -55,6 +55,9 @@ func (h *Search) Show(c echo.Context) error {
 		Query: p.Query,
 		Docs:  p.Docs,
 	}
+	if id, err := strconv.ParseInt(strings.TrimSpace(c.QueryParam(views.ParamCiteReport)), 10, 64); err == nil && id > 0 {
+		vm.CiteReport = id
+	}
 	if problem != "" {
 		vm.Error = problem
 		return Render(c, http.StatusBadRequest, views.Search(vm))

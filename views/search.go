@@ -1,7 +1,9 @@
 package views
 
 import (
+	"net/url"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -18,6 +20,10 @@ type SearchPage struct {
 	// Docs is true when results are documents (ranked by their best
 	// passage) rather than passages.
 	Docs bool
+	// CiteReport, when above 0, is the report the user is finding text to
+	// cite in: each hit links to its passage with the report's "cite this
+	// selection" form, and every link of the page keeps it.
+	CiteReport int64
 	// Error explains why the query could not be run.
 	Error   string
 	Results *SearchResults
@@ -84,6 +90,31 @@ const pagerWindow = 2
 // the last and those within pagerWindow of the current page, with gaps
 // marking the numbers left out.
 func pagerLinks(q string, docs bool, page, pages int) []pageLink {
+	return pagerLinksOf(func(n int) string { return SearchURL(q, docs, n) }, page, pages)
+}
+
+// url is the search page's link for a query, mode and page, keeping the
+// report being cited in.
+func (vm SearchPage) url(q string, docs bool, page int) string {
+	u := SearchURL(q, docs, page)
+	if vm.CiteReport > 0 {
+		u += "&" + ParamCiteReport + "=" + strconv.FormatInt(vm.CiteReport, 10)
+	}
+	return u
+}
+
+// hitURL links a hit to its passage: with the report's cite form when the
+// user is citing.
+func (vm SearchPage) hitURL(hit pipeline.Hit) string {
+	if vm.CiteReport == 0 {
+		return DocumentHitURL(hit.DocID, vm.Query, hit.Ordinal)
+	}
+	v := url.Values{ParamHighlight: {vm.Query}, ParamCiteReport: {strconv.FormatInt(vm.CiteReport, 10)}}
+	return DocumentURL(hit.DocID, passageParams(v, hit.Ordinal), PassageAnchor(hit.Ordinal))
+}
+
+// pagerLinksOf lists the pager's links, each page's URL from link.
+func pagerLinksOf(link func(int) string, page, pages int) []pageLink {
 	if pages <= 1 {
 		return nil
 	}
@@ -96,7 +127,7 @@ func pagerLinks(q string, docs bool, page, pages int) []pageLink {
 		if last != 0 && n > last+1 {
 			links = append(links, pageLink{Gap: true})
 		}
-		links = append(links, pageLink{Number: n, URL: SearchURL(q, docs, n), Current: n == page})
+		links = append(links, pageLink{Number: n, URL: link(n), Current: n == page})
 		last = n
 	}
 	return links

@@ -790,3 +790,35 @@ func TestSearchExplainsCommonWordsAndSyntax(t *testing.T) {
 		t.Errorf("no results: %q", msg)
 	}
 }
+
+// Searching to cite in a report: every hit links to its passage with the
+// report's cite form, and the form, the pager and the mode toggle keep
+// the report.
+func TestSearchToCite(t *testing.T) {
+	s := newTestServer(t, &fakeSearcher{hits: makeHits(25)}, nil, web.Config{})
+	doc := parseHTML(t, s.get(t, "/search?q=union&report=9"))
+	if !strings.Contains(textOf(doc, "search-citing"), "report 9") {
+		t.Errorf("notice %q", textOf(doc, "search-citing"))
+	}
+	cites := byTestID(doc, "result-cite")
+	if cites.Length() == 0 {
+		t.Fatal("no cite links on the hits")
+	}
+	href, _ := cites.First().Attr("href")
+	if !strings.Contains(href, "report=9") || !strings.Contains(href, "#p") {
+		t.Errorf("cite link %q: want the passage with report=9", href)
+	}
+	if v, _ := byTestID(doc, "search-form").Find(`input[name="report"]`).Attr("value"); v != "9" {
+		t.Errorf("search form keeps report %q", v)
+	}
+	for _, id := range []string{"pager-next", "toggle-documents"} {
+		if h, _ := byTestID(doc, id).Attr("href"); !strings.Contains(h, "report=9") {
+			t.Errorf("%s %q loses the report", id, h)
+		}
+	}
+	// Without the report, no cite links.
+	doc = parseHTML(t, s.get(t, "/search?q=union"))
+	if byTestID(doc, "result-cite").Length() != 0 || byTestID(doc, "search-citing").Length() != 0 {
+		t.Error("cite links on an ordinary search")
+	}
+}

@@ -418,3 +418,56 @@ func TestBrowserCiteFromTheSelection(t *testing.T) {
 		t.Fatalf("after citing: %d sentences (was %d), last %q; want the selection %q (%v)", len(texts), before, texts[len(texts)-1], got.Text, err)
 	}
 }
+
+// TestBrowserCiteFromSearch adds a sentence from a passage no sentence
+// cites yet: "Search to cite" on the report, a result's "Cite from this
+// passage", a selection there, and the button beside it.
+func TestBrowserCiteFromSearch(t *testing.T) {
+	t.Parallel()
+	ctx := newBrowser(t)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), reduceMotion); err != nil {
+		t.Fatal(err)
+	}
+	openNewReport(t, ctx, base)
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="sentence"]').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="cite-search-q"]`), "navy ships"),
+		chromedp.Click(chromedp.CSS(`[data-testid="cite-search-submit"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="result-cite"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="result-cite"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="cite-form"]`)),
+	); err != nil {
+		t.Fatalf("search to cite: %v", err)
+	}
+	words, err := chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise(done => {
+		const p = document.getElementById(location.hash.slice(1)).querySelector('.passage-text[data-start]');
+		p.scrollIntoView({block: 'center'});
+		const node = p.firstChild;
+		const m = node.textContent.match(/^\s*\S+\s+\S+\s+\S+\s+\S+/);
+		const r = document.createRange();
+		r.setStart(node, 0);
+		r.setEnd(node, m[0].length);
+		const s = window.getSelection();
+		s.removeAllRanges();
+		s.addRange(r);
+		setTimeout(() => done(m[0].trim()), 100);
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="cite-float"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-body"]`)),
+		waitVersion(2),
+	); err != nil {
+		t.Fatalf("cite the searched passage: %v", err)
+	}
+	texts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="sentence-text"]')).map(e => e.textContent)`))
+	if err != nil || len(texts) != before+1 || texts[len(texts)-1] != words {
+		t.Fatalf("after citing: %d sentences (was %d), want the last to be %q: %v (%v)", len(texts), before, words, texts, err)
+	}
+}
