@@ -43,6 +43,7 @@ func (h *Reports) showReport(c echo.Context, status int, problem *actionProblem)
 	vm.Site = h.Site.WithActive(views.NavReports)
 	vm.Engine = views.EngineLabelFor(h.Service.Engines(), rep.Engine)
 	vm.JobID = jobID
+	vm.ScriptURL = h.ScriptURL
 	if ver != nil {
 		if err := h.authoringPage(ctx, &vm, *ver, problem); err != nil {
 			return err

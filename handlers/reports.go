@@ -107,6 +107,9 @@ type Reports struct {
 	// PrintCSS is the style sheet inlined into the printable page of the
 	// "download all" archive, which must read well without the portal.
 	PrintCSS string
+	// ScriptURL is report.js, the report page's evidence pane and
+	// keyboard navigation; "" leaves the page without it.
+	ScriptURL string
 	// PastJobs reads earlier jobs, to fill the form in from one (views.
 	// ResubmitURL, views.FollowUpURL). Optional.
 	PastJobs interface {

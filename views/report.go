@@ -12,6 +12,8 @@ type ReportPage struct {
 	Site   Site
 	Report pipeline.Report
 	Engine EngineLabel
+	// ScriptURL is report.js (the evidence pane); "" for none.
+	ScriptURL string
 	// JobID is the job that made the report; 0 when it is not known, and
 	// the page then links to neither the job nor the nugget bank.
 	JobID     int64

@@ -258,6 +258,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			PrintCSS:   printCSS(),
 			Collection: deps.Collection,
 			PastJobs:   deps.Jobs,
+			ScriptURL:  assetURL("report.js"),
 		}
 		rh.reports.Rankers, _ = deps.Jobs.(handlers.RankerReader)
 		if deps.Authoring != nil {

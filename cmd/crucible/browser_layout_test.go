@@ -85,3 +85,86 @@ func TestBrowserPagesFitAPhone(t *testing.T) {
 		t.Errorf("at 1,400 px the header search box is not on the navigation's row (%v)", err)
 	}
 }
+
+// TestBrowserEvidencePane opens a sentence's evidence on a wide screen: it
+// shows beside the report, which stays in view; "]" and "[" move between
+// sentences, one open at a time, and Escape closes it. On a phone the
+// evidence opens in place.
+func TestBrowserEvidencePane(t *testing.T) {
+	t.Parallel()
+	ctx := newBrowser(t)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
+	// Reduced motion: scrolling is instant, so positions can be read at once.
+	err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(1400, 900),
+		chromedp.Navigate(base+"/"), reduceMotion,
+		chromedp.Navigate(base+"/reports/new"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#field-title`), "Tariffs and trade"),
+		chromedp.SendKeys(chromedp.CSS(`#field-problem_statement`), "What did the Presidents tell Congress about tariffs and duties?"),
+		chromedp.Click(chromedp.CSS(`[data-testid="submit-report"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="job-report-link"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="job-report-link"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="keys-hint"]`)),
+	)
+	if err != nil {
+		t.Fatalf("make and open a report: %v", err)
+	}
+	type pane struct {
+		Open      []int   `json:"open"`
+		Fixed     bool    `json:"fixed"`
+		PaneLeft  float64 `json:"paneLeft"`
+		TextRight float64 `json:"textRight"`
+		InView    bool    `json:"inView"`
+	}
+	state := func() pane {
+		t.Helper()
+		// Two animation frames: report.js scrolls in the next one.
+		p, err := chromedp.Run(ctx, chromedp.Evaluate[pane](`new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done((() => {
+			const ds = [...document.querySelectorAll('details.sentence')];
+			const open = ds.map((d, i) => d.open ? i : -1).filter(i => i >= 0);
+			const d = ds[open[0] ?? 0];
+			const prov = d.querySelector('.provenance').getBoundingClientRect();
+			const text = document.querySelector('[data-testid="report-body"]').getBoundingClientRect();
+			const sum = d.querySelector('summary').getBoundingClientRect();
+			return {open, fixed: getComputedStyle(d.querySelector('.provenance')).position === 'fixed',
+				paneLeft: prov.left, textRight: text.right, inView: sum.top >= 0 && sum.bottom <= innerHeight};
+		})()))))`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`details.sentence summary`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	p := state()
+	if len(p.Open) != 1 || p.Open[0] != 0 || !p.Fixed || p.PaneLeft < p.TextRight || !p.InView {
+		t.Fatalf("first sentence's evidence: %+v; want it fixed beside the report text, the sentence in view", p)
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("]")); err != nil {
+		t.Fatal(err)
+	}
+	if p := state(); len(p.Open) != 1 || p.Open[0] != 1 || !p.InView {
+		t.Errorf("after ]: %+v; want the second sentence alone open and in view", p)
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("[")); err != nil {
+		t.Fatal(err)
+	}
+	if p := state(); len(p.Open) != 1 || p.Open[0] != 0 {
+		t.Errorf("after [: %+v; want the first sentence again", p)
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\u001b")); err != nil {
+		t.Fatal(err)
+	}
+	if p := state(); len(p.Open) != 0 {
+		t.Errorf("after Escape: %+v; want none open", p)
+	}
+	// On a phone the evidence opens in place.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 800), chromedp.Click(chromedp.CSS(`details.sentence summary`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	if p := state(); p.Fixed {
+		t.Errorf("at 400 px the evidence is a fixed pane: %+v", p)
+	}
+}
