@@ -291,16 +291,8 @@ func TestBrowserAuthoring(t *testing.T) {
 // adds the words to the report as a sentence citing exactly them.
 func TestBrowserCiteSelection(t *testing.T) {
 	t.Parallel()
-	ctx := newBrowser(t)
-	base := startServe(t, "--data", preparedData(t, sampleCorpus))
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), reduceMotion); err != nil {
-		t.Fatal(err)
-	}
-	openNewReport(t, ctx, base)
-	before, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="sentence"]').length`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, before := startCiting(t)
+	var err error
 	err = do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid="cite-document-link"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="cite-form"]`)),
@@ -351,11 +343,10 @@ func TestBrowserCiteSelection(t *testing.T) {
 	}
 }
 
-// TestBrowserCiteFromTheSelection selects words far down a long document:
-// the "Cite this selection" button appears beside them, not only at the
-// top of the page, and pressing it cites them.
-func TestBrowserCiteFromTheSelection(t *testing.T) {
-	t.Parallel()
+// startCiting starts a portal with a new report open, reduced motion on,
+// and returns the browser and the report's sentence count.
+func startCiting(t *testing.T) (context.Context, int) {
+	t.Helper()
 	ctx := newBrowser(t)
 	base := startServe(t, "--data", preparedData(t, sampleCorpus))
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), reduceMotion); err != nil {
@@ -366,6 +357,16 @@ func TestBrowserCiteFromTheSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, before
+}
+
+// TestBrowserCiteFromTheSelection selects words far down a long document:
+// the "Cite this selection" button appears beside them, not only at the
+// top of the page, and pressing it cites them.
+func TestBrowserCiteFromTheSelection(t *testing.T) {
+	t.Parallel()
+	ctx, before := startCiting(t)
+	var err error
 	if err := do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid="cite-document-link"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="cite-form"]`)),
@@ -424,16 +425,8 @@ func TestBrowserCiteFromTheSelection(t *testing.T) {
 // passage", a selection there, and the button beside it.
 func TestBrowserCiteFromSearch(t *testing.T) {
 	t.Parallel()
-	ctx := newBrowser(t)
-	base := startServe(t, "--data", preparedData(t, sampleCorpus))
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), reduceMotion); err != nil {
-		t.Fatal(err)
-	}
-	openNewReport(t, ctx, base)
-	before, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="sentence"]').length`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, before := startCiting(t)
+	var err error
 	if err := do(ctx,
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="cite-search-q"]`), "navy ships"),
 		chromedp.Click(chromedp.CSS(`[data-testid="cite-search-submit"]`), chromedp.NodeVisible),

@@ -1,22 +1,17 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 )
 
-// TestBrowserPagesFitAPhone opens every kind of page at 400 pixels and
-// fails when one is wider than the viewport (issue 15: every page must fit
-// a phone), then checks at 1,400 pixels that the header keeps the search
-// box on the row of the navigation.
-func TestBrowserPagesFitAPhone(t *testing.T) {
-	t.Parallel()
-	ctx := newBrowser(t)
-	base := startServe(t, "--data", preparedData(t, sampleCorpus))
-
-	// A report, so that its page, history and nugget bank exist.
+// makeReport submits a report request from the form and waits on its job
+// page until the report is made.
+func makeReport(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/reports/new"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-form"]`)),
@@ -28,6 +23,19 @@ func TestBrowserPagesFitAPhone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("make a report: %v", err)
 	}
+}
+
+// TestBrowserPagesFitAPhone opens every kind of page at 400 pixels and
+// fails when one is wider than the viewport (issue 15: every page must fit
+// a phone), then checks at 1,400 pixels that the header keeps the search
+// box on the row of the navigation.
+func TestBrowserPagesFitAPhone(t *testing.T) {
+	t.Parallel()
+	ctx := newBrowser(t)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
+
+	// A report, so that its page, history and nugget bank exist.
+	makeReport(t, ctx, base)
 	jobURL, _ := chromedp.Run(ctx, chromedp.Location())
 	reportURL, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="job-report-link"]').href`))
 	if err != nil {
@@ -95,20 +103,15 @@ func TestBrowserEvidencePane(t *testing.T) {
 	ctx := newBrowser(t)
 	base := startServe(t, "--data", preparedData(t, sampleCorpus))
 	// Reduced motion: scrolling is instant, so positions can be read at once.
-	err := chromedp.Do(ctx,
-		chromedp.EmulateViewport(1400, 900),
-		chromedp.Navigate(base+"/"), reduceMotion,
-		chromedp.Navigate(base+"/reports/new"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#field-title`), "Tariffs and trade"),
-		chromedp.SendKeys(chromedp.CSS(`#field-problem_statement`), "What did the Presidents tell Congress about tariffs and duties?"),
-		chromedp.Click(chromedp.CSS(`[data-testid="submit-report"]`), chromedp.NodeVisible),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="job-report-link"]`)),
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(base+"/"), reduceMotion); err != nil {
+		t.Fatal(err)
+	}
+	makeReport(t, ctx, base)
+	if err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid="job-report-link"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="keys-hint"]`)),
-	)
-	if err != nil {
-		t.Fatalf("make and open a report: %v", err)
+	); err != nil {
+		t.Fatalf("open the report: %v", err)
 	}
 	type pane struct {
 		Open      []int   `json:"open"`
