@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/crucible-portal/crucible/pipeline/eval"
+	"github.com/crucible-portal/crucible/pipeline/export"
 	"github.com/crucible-portal/crucible/pipeline/judge"
 	"github.com/crucible-portal/crucible/pipeline/llm"
 )
@@ -175,13 +176,13 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	m.register(fs, env)
 	requests := fs.String("requests", "", "JSON Lines `file` of the requests the reports answer: only these are scored (ids without gold nuggets, and gold requests not in it, are listed, not scored)")
 	nuggetsPath := fs.String("nuggets", "", "JSON Lines gold nuggets `file`: {\"request_id\",\"nugget_id\",\"question\",\"answers\":[...],\"importance\"} or claims with \"text\"")
-	reportsDir := fs.String("reports", "", "`folder` of NeuCLIR JSON reports (as crucible report writes them)")
+	reportsDir := fs.String("reports", "", "`folder or file` of reports: as crucible report writes them, or any system's run in the NeuCLIR 2024, RAGTIME 2025 or TREC RAG 2024/2025 format (JSON, or JSON Lines of many reports)")
 	topicsPath := fs.String("topics", "", "JSON Lines `file` of topic terms per request, {\"request_id\",\"terms\":[...]}: adds the share of on-topic sentences (docs/evaluation.md)")
 	judgeName := fs.String("judge", "offline", "judge: offline (answer matching, content-word overlap) or model (yes/no prompts to the model endpoint)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	details := fs.Bool("details", false, "also print, per request, which sentence covered which nugget and each citation's verdict")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR [--topics FILE] [--judge offline|model] [--json]")
+		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR|FILE [--topics FILE] [--judge offline|model] [--json]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -195,10 +196,11 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	if err != nil {
 		return err
 	}
-	reports, err := judge.ReadReportDir(*reportsDir)
+	reports, err := judge.ReadReportsPath(*reportsDir)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stderr, "read %d report(s) from %s (%s)\n", len(reports), *reportsDir, formatsRead(reports))
 	var topics *judge.Topics
 	if *topicsPath != "" {
 		if topics, err = judge.ReadTopicsFile(*topicsPath); err != nil {
@@ -293,4 +295,21 @@ func requestIDs(ctx context.Context, path string, stderr io.Writer) ([]string, e
 		return nil, fmt.Errorf("%s: %d bad line(s) (see above)", path, bad)
 	}
 	return ids, nil
+}
+
+// formatsRead names the formats of the reports read ("RAGTIME 2025").
+func formatsRead(reports map[string]export.NeuCLIRReport) string {
+	var names []string
+	for _, f := range export.Formats() {
+		for _, r := range reports {
+			if r.Format == f.ID {
+				names = append(names, f.Label)
+				break
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "no reports"
+	}
+	return strings.Join(names, ", ")
 }

@@ -324,3 +324,92 @@ func TestEvalReportsTopics(t *testing.T) {
 		t.Errorf("malformed topics: exit %d, %s", code, stderr)
 	}
 }
+
+// Reports written in each TREC format, as a folder of files or as one run
+// file, score exactly as Crucible's own JSON does.
+func TestReportFormatsEvaluateAlike(t *testing.T) {
+	t.Parallel()
+	data, dir := preparedData(t, sampleCorpus), t.TempDir()
+	reqs := writeTestFile(t, dir, "requests.jsonl",
+		`{"request_id":"f-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":700}`+"\n"+
+			`{"request_id":"f-2","title":"Indian tribes","problem_statement":"How were treaties with the Indian tribes described?","limit":500}`+"\n")
+	var gold string
+	score := func(reports string) string {
+		t.Helper()
+		stdout, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--requests", reqs, "--nuggets", gold, "--reports", reports, "--json")
+		if code != 0 {
+			t.Fatalf("eval %s: exit %d\n%s", reports, code, stderr)
+		}
+		var res struct {
+			Mean json.RawMessage `json:"mean"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatal(err)
+		}
+		return string(res.Mean)
+	}
+	own := filepath.Join(dir, "own")
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", own, "--baseline", "lead"); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	// A gold nugget per request that the report's first sentence answers
+	// (its first three words), and one nobody answers.
+	var lines []string
+	for _, id := range []string{"f-1", "f-2"} {
+		var rep struct {
+			Sentences []struct {
+				Text string `json:"text"`
+			} `json:"sentences"`
+		}
+		b, _ := os.ReadFile(filepath.Join(own, id+".json"))
+		if err := json.Unmarshal(b, &rep); err != nil || len(rep.Sentences) == 0 {
+			t.Fatalf("lead report %s: %v %s", id, err, b)
+		}
+		first := strings.Fields(rep.Sentences[0].Text)
+		ab, _ := json.Marshal(strings.Join(first[:min(3, len(first))], " "))
+		lines = append(lines, `{"request_id":"`+id+`","nugget_id":"g1","question":"q?","answers":[`+string(ab)+`]}`,
+			`{"request_id":"`+id+`","nugget_id":"g2","question":"q2?","answers":["zzyzx quux"]}`)
+	}
+	gold = writeTestFile(t, dir, "gold.jsonl", strings.Join(lines, "\n")+"\n")
+	want := score(own)
+	if !strings.Contains(want, `"nugget_recall": 0.5`) {
+		t.Fatalf("the lead reports cover no gold nugget (mean %s): the comparison would prove nothing", want)
+	}
+	for _, f := range []string{"neuclir", "ragtime", "rag24", "rag25"} {
+		folder := filepath.Join(dir, f)
+		stdout, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", folder, "--baseline", "lead", "--format", f, "--team-id", "lab")
+		if code != 0 {
+			t.Fatalf("report --format %s: %s", f, stderr)
+		}
+		if got := score(folder); got != want {
+			t.Errorf("%s folder scores %s, want %s", f, got, want)
+		}
+		run := filepath.Join(dir, f+"-run.jsonl")
+		if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", run, "--baseline", "lead", "--format", f); code != 0 {
+			t.Fatalf("report --format %s to a run file: %s", f, stderr)
+		}
+		b, err := os.ReadFile(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), "\n"); n != 2 {
+			t.Errorf("%s run file has %d lines, want one per request:\n%s", f, n, b)
+		}
+		if got := score(run); got != want {
+			t.Errorf("%s run file scores %s, want %s", f, got, want)
+		}
+		if f == "ragtime" && !strings.Contains(stdout, "RAGTIME 2025") {
+			t.Errorf("the summary does not name the format: %s", stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "ragtime", "f-1.jsonl"))
+	if err != nil || !strings.Contains(string(b), `"team_id":"lab"`) {
+		t.Errorf("RAGTIME report without the team id given: %v %s", err, b)
+	}
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", dir, "--format", "trec"); code != 2 || !strings.Contains(stderr, `unknown report format "trec"`) {
+		t.Errorf("unknown format: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", filepath.Join(dir, "x.jsonl"), "--markdown"); code != 2 || !strings.Contains(stderr, "--markdown") {
+		t.Errorf("--markdown with a run file: exit %d, %s", code, stderr)
+	}
+}

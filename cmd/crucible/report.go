@@ -35,7 +35,9 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	var m modelFlags
 	m.register(fs, env)
 	requests := fs.String("requests", "", "JSON Lines `file` of NeuCLIR-style requests {request_id,title,background,problem_statement,limit}")
-	out := fs.String("out", "", "output `folder` for <request_id>.json reports")
+	out := fs.String("out", "", "output `folder` for one file per request (<request_id>.json, or .jsonl in a TREC format), or a run file ending in .jsonl that holds every report, one per line")
+	formatName := fs.String("format", "neuclir", "report format: "+strings.Join(export.FormatNames(), ", ")+" (docs/formats.md)")
+	teamID := fs.String("team-id", env.get("CRUCIBLE_TEAM_ID", export.DefaultTeamID), "team id the RAGTIME and RAG 2025 formats name (env CRUCIBLE_TEAM_ID)")
 	engineID := fs.String("engine", "offline", "engine: offline or openai")
 	verify := fs.Bool("verify", false, "run the support and coverage checks (Crucible-Verified)")
 	markdown := fs.Bool("markdown", false, "also write <request_id>.md")
@@ -53,7 +55,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.Var(switchFlag{&s.BestPassage}, "best-passage", "on or off: with --reranker, prompts show each document's best passage instead of its opening (default: the engine's)")
 	fs.Var(switchFlag{&s.SpreadSources}, "spread-sources", "on or off: keep at most two nuggets of one document before the others have their turn (default: the engine's)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR [--engine offline|openai] [--verify] [--baseline lead]")
+		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR|RUN.jsonl [--format neuclir|ragtime|rag24|rag25] [--engine offline|openai] [--verify] [--baseline lead]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -62,6 +64,14 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	if *requests == "" || *out == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: report needs --requests and --out", errUsage)
+	}
+	format, err := export.ParseFormat(*formatName)
+	if err != nil {
+		return fmt.Errorf("%w: --format: %v", errUsage, err)
+	}
+	runFile := strings.EqualFold(filepath.Ext(*out), ".jsonl")
+	if runFile && *markdown {
+		return fmt.Errorf("%w: --markdown writes a file per request: give --out a folder, not the run file %s", errUsage, *out)
 	}
 	if s.Reranker != "" && !slices.Contains(rerank.Methods(), s.Reranker) {
 		return fmt.Errorf("%w: unknown --reranker %q (%s)", errUsage, s.Reranker, strings.Join(rerank.Methods(), ", "))
@@ -94,9 +104,14 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 			return err
 		}
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	folder := *out
+	if runFile {
+		folder = filepath.Dir(*out)
+	}
+	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return err
 	}
+	w := &reportWriter{format: format, run: export.Run{TeamID: *teamID}, out: *out, runFile: runFile, markdown: *markdown, a: a}
 	defaulted := 0
 	ok, bad, err := eachLine(ctx, *requests, stderr, func(raw []byte) error {
 		req, cols, err := parseRequest(raw)
@@ -106,12 +121,16 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		if !namesLimit(raw) {
 			defaulted++
 		}
-		return runReport(ctx, generate, req, s, cols, *out, *markdown, a, stdout, stderr)
+		return runReport(ctx, generate, req, s, cols, w, stdout, stderr)
 	})
+	if ferr := w.finish(); ferr != nil {
+		return ferr
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d report(s) to %s with the %s; %d request(s) failed\n", ok, *out, label, bad)
+	info, _ := format.Info()
+	fmt.Fprintf(stdout, "wrote %d report(s) in the %s format to %s with the %s; %d request(s) failed\n", ok, info.Label, *out, label, bad)
 	if defaulted > 0 {
 		fmt.Fprintf(stdout, "%d request(s) named no limit: %d characters each, the default\n", defaulted, pipeline.DefaultReportLimit)
 	}
@@ -157,41 +176,92 @@ func parseRequest(raw []byte) (pipeline.Request, []string, error) {
 	return req, l.CollectionIDs, nil
 }
 
-// runReport makes one report and writes its files.
+// reportWriter writes the reports of a batch: a file per request in a
+// folder, or one run file of JSON lines, in a format.
+type reportWriter struct {
+	format   export.Format
+	run      export.Run
+	out      string
+	runFile  bool
+	markdown bool
+	a        *app
+	lines    []byte // the run file's reports so far
+}
+
+// write writes one report and returns where it went.
+func (w *reportWriter) write(ctx context.Context, rep pipeline.Report, cols []string) (string, error) {
+	run := w.run
+	run.CollectionIDs = cols
+	b, err := export.Encode(w.format, rep, run)
+	if err != nil {
+		return "", err
+	}
+	if w.runFile {
+		if w.format == export.FormatNeuCLIR {
+			b, err = json.Marshal(export.NeuCLIR(rep, cols)) // one line each
+			if err != nil {
+				return "", err
+			}
+			b = append(b, '\n')
+		}
+		w.lines = append(w.lines, b...)
+		// Rewritten after every report, so an interrupted batch keeps
+		// the reports made so far.
+		return w.out, writeFileAtomic(w.out, w.lines)
+	}
+	info, _ := w.format.Info()
+	path := filepath.Join(w.out, export.FileName(rep.Request.ID, info.Ext))
+	if err := writeFileAtomic(path, b); err != nil {
+		return "", err
+	}
+	if w.markdown {
+		if err := w.writeMarkdown(ctx, rep); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
+}
+
+// finish writes an empty run file when no report was made, so that the
+// file named exists.
+func (w *reportWriter) finish() error {
+	if w.runFile && len(w.lines) == 0 {
+		return writeFileAtomic(w.out, nil)
+	}
+	return nil
+}
+
+// writeMarkdown writes <request_id>.md beside the report.
+func (w *reportWriter) writeMarkdown(ctx context.Context, rep pipeline.Report) error {
+	titles, err := w.a.db.Titles(ctx, export.CitedDocIDs(rep))
+	if err != nil {
+		return err
+	}
+	quotes := map[pipeline.Citation]string{}
+	for _, s := range rep.Sentences {
+		d, err := w.a.db.Document(ctx, s.Citation.DocID)
+		if err != nil {
+			continue // a document gone since: no quote
+		}
+		if s.Citation.Start >= 0 && s.Citation.End <= len(d.Text) && s.Citation.Start < s.Citation.End {
+			quotes[s.Citation] = d.Text[s.Citation.Start:s.Citation.End]
+		}
+	}
+	return writeFileAtomic(filepath.Join(w.out, export.FileName(rep.Request.ID, ".md")), []byte(export.MarkdownWithEvidence(rep, titles, quotes)))
+}
+
+// runReport makes one report and writes it.
 func runReport(ctx context.Context, generate func(context.Context, pipeline.Request, pipeline.Settings, crucible.Observer) (pipeline.Report, error),
-	req pipeline.Request, s pipeline.Settings, cols []string, out string, md bool, a *app, stdout, stderr io.Writer) error {
+	req pipeline.Request, s pipeline.Settings, cols []string, w *reportWriter, stdout, stderr io.Writer) error {
 	start := time.Now()
 	obs := &usageObserver{}
 	rep, err := generate(ctx, req, s, obs)
 	if err != nil {
 		return fmt.Errorf("request %s: %w", req.ID, err)
 	}
-	b, err := export.NeuCLIRJSON(rep, cols)
+	path, err := w.write(ctx, rep, cols)
 	if err != nil {
 		return err
-	}
-	path := filepath.Join(out, export.FileName(req.ID, ".json"))
-	if err := writeFileAtomic(path, b); err != nil {
-		return err
-	}
-	if md {
-		titles, err := a.db.Titles(ctx, export.CitedDocIDs(rep))
-		if err != nil {
-			return err
-		}
-		quotes := map[pipeline.Citation]string{}
-		for _, s := range rep.Sentences {
-			d, err := a.db.Document(ctx, s.Citation.DocID)
-			if err != nil {
-				continue // a document gone since: no quote
-			}
-			if s.Citation.Start >= 0 && s.Citation.End <= len(d.Text) && s.Citation.Start < s.Citation.End {
-				quotes[s.Citation] = d.Text[s.Citation.Start:s.Citation.End]
-			}
-		}
-		if err := writeFileAtomic(filepath.Join(out, export.FileName(req.ID, ".md")), []byte(export.MarkdownWithEvidence(rep, titles, quotes))); err != nil {
-			return err
-		}
 	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(stderr, "%s: tolerated: %s\n", req.ID, p)

@@ -27,6 +27,9 @@ type NeuCLIRReport struct {
 	CollectionIDs []string          `json:"collection_ids"`
 	Sentences     []NeuCLIRSentence `json:"sentences"`
 	Crucible      *ReportMeta       `json:"crucible,omitempty"`
+	// Format is the format the report was read in (judge.ReadReports);
+	// it is not written.
+	Format Format `json:"-"`
 }
 
 // NeuCLIRSentence is one sentence of a NeuCLIR report.
@@ -80,31 +83,37 @@ func NeuCLIR(r pipeline.Report, collectionIDs []string) NeuCLIRReport {
 	if collectionIDs == nil {
 		collectionIDs = []string{}
 	}
-	v := r.Verification()
-	id := r.Request.ID
-	if id == "" {
-		// A report made before requests got generated ids.
-		id = r.Request.GeneratedID()
-	}
 	out := NeuCLIRReport{
-		RequestID: id, RunID: r.RunID, CollectionIDs: collectionIDs,
+		RequestID: requestID(r), RunID: r.RunID, CollectionIDs: collectionIDs,
 		Sentences: make([]NeuCLIRSentence, 0, len(r.Sentences)),
-		Crucible: &ReportMeta{Engine: r.Engine, Offline: IsOffline(r.Engine), Title: r.Request.Title, Limit: r.Request.Limit,
-			Verified: v.Verified, DroppedUnsupported: v.Dropped, Unchecked: v.Unchecked, FailedCheck: v.Failed,
-			Facets: r.Facets},
+		Crucible:  reportMeta(r),
 	}
 	for _, s := range r.Sentences {
 		out.Sentences = append(out.Sentences, NeuCLIRSentence{
 			Text:      s.Text,
 			Citations: []string{s.Citation.DocID},
-			Crucible: &SentenceMeta{
-				PassageID: s.Citation.PassageID(), Start: s.Citation.Start, End: s.Citation.End,
-				NuggetID: s.NuggetID, Confidence: s.Confidence,
-				Supported: string(s.Supported), Covers: string(s.Covers), Facet: s.Facet,
-			},
+			Crucible:  sentenceMeta(s),
 		})
 	}
 	return out
+}
+
+// reportMeta is how the report was made (a report made before requests
+// got generated ids is named by its generated id elsewhere).
+func reportMeta(r pipeline.Report) *ReportMeta {
+	v := r.Verification()
+	return &ReportMeta{Engine: r.Engine, Offline: IsOffline(r.Engine), Title: r.Request.Title, Limit: r.Request.Limit,
+		Verified: v.Verified, DroppedUnsupported: v.Dropped, Unchecked: v.Unchecked, FailedCheck: v.Failed,
+		Facets: r.Facets}
+}
+
+// sentenceMeta is a sentence's provenance.
+func sentenceMeta(s pipeline.Sentence) *SentenceMeta {
+	return &SentenceMeta{
+		PassageID: s.Citation.PassageID(), Start: s.Citation.Start, End: s.Citation.End,
+		NuggetID: s.NuggetID, Confidence: s.Confidence,
+		Supported: string(s.Supported), Covers: string(s.Covers), Facet: s.Facet,
+	}
 }
 
 // NeuCLIRJSON is NeuCLIR encoded as indented JSON with a final newline.

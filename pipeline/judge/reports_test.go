@@ -33,7 +33,9 @@ func TestReadReportExported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(export.NeuCLIR(rep, []string{"news"}), got); diff != "" {
+	want := export.NeuCLIR(rep, []string{"news"})
+	want.Format = export.FormatNeuCLIR
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
 	}
 }
@@ -47,7 +49,7 @@ func TestReadReportOtherSystems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := export.NeuCLIRReport{RequestID: "300", RunID: "x", CollectionIDs: []string{},
+	want := export.NeuCLIRReport{RequestID: "300", RunID: "x", CollectionIDs: []string{}, Format: export.FormatNeuCLIR,
 		Sentences: []export.NeuCLIRSentence{{Text: "One.", Citations: []string{"d1", "d2"}}, {Text: "Two.", Citations: []string{}}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
@@ -72,8 +74,8 @@ func TestReadReportErrors(t *testing.T) {
 		{"syntax error on line 3", "{\n  \"request_id\": \"r\",\n  \"sentences\": [}\n", "r.json:3: bad JSON: invalid character '}' looking for beginning of value (at column 17)"},
 		{"cut short", "{\n\"request_id\": \"r\",\n", "r.json:3: bad JSON: unexpected EOF"},
 		{"wrong type", "{\"request_id\": \"r\",\n\"sentences\": [{\"text\": \"a\", \"citations\": \"d1\"}]}",
-			"r.json:2: bad JSON: field sentences.citations has a JSON string where a []string belongs"},
-		{"missing request_id", `{"sentences": []}`, "r.json: missing request_id"},
+			"r.json: sentence 1: citations are a string: a list of document ids or reference numbers, or an object of document ids and confidences, belongs there"},
+		{"missing request_id", `{"sentences": []}`, "r.json: missing request_id (or topic_id, or narrative_id in metadata)"},
 		{"data after the object", "{\"request_id\": \"r\"}\n{\"request_id\": \"s\"}", "r.json:2: data after the report object"},
 		{"blank citation", `{"request_id": "r", "sentences": [{"text": "a", "citations": []}, {"text": "b", "citations": ["d1", ""]}]}`,
 			"r.json: sentence 2: citation 2 is blank"},
@@ -138,7 +140,7 @@ func TestReadReportDir(t *testing.T) {
 func TestReadReportDirEmpty(t *testing.T) {
 	dir := t.TempDir()
 	_, err := ReadReportDir(dir)
-	if err == nil || err.Error() != dir+": no .json report files" {
+	if err == nil || err.Error() != dir+": no .json or .jsonl report files" {
 		t.Errorf("error = %v", err)
 	}
 	_, err = ReadReportDir(filepath.Join(dir, "absent"))
@@ -153,6 +155,8 @@ func FuzzReadReport(f *testing.F) {
 	f.Add(`{"request_id": "r"} x`)
 	f.Add(`{"request_id": "r", "sentences": null}`)
 	f.Add("\xef\xbb\xbf  ")
+	f.Add(`{"metadata": {"topic_id": 1}, "responses": [{"text": "a", "citations": {"d": 0.5}}], "references": ["d"]}`)
+	f.Add(`{"topic_id": "1", "references": ["d"], "answer": [{"text": "a", "citations": [0, -1]}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		rep, err := ReadReport(strings.NewReader(in), "f.json")
 		if err != nil {
