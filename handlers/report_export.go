@@ -22,6 +22,8 @@ import (
 const (
 	jsonContentType     = "application/json"
 	markdownContentType = "text/markdown; charset=utf-8"
+	// jsonLinesContentType is the TREC formats' JSON Lines.
+	jsonLinesContentType = "application/jsonl"
 )
 
 // TitleReader looks up document titles in bulk.
@@ -31,11 +33,18 @@ type TitleReader interface {
 	Titles(ctx context.Context, ids []string) (map[string]string, error)
 }
 
-// ExportJSON sends the report whose id is in the path as a download in
-// the TREC NeuCLIR 2024 report format, with Crucible's provenance in the
-// extra "crucible" objects, the collection named by Collection. An
-// unknown id is a 404.
+// ExportJSON sends the report whose id is in the path as a download: by
+// default in the TREC NeuCLIR 2024 report format, with Crucible's
+// provenance in the extra "crucible" objects; with the query's
+// views.ParamFormat in that TREC format (export.Format: RAGTIME 2025, TREC
+// RAG 2024 or 2025) as one JSON line, the team named by TeamID. The
+// collection is named by Collection. An unknown id is a 404; an unknown
+// format is refused with a message naming the known ones.
 func (h *Reports) ExportJSON(c echo.Context) error {
+	format, err := export.ParseFormat(c.QueryParam(views.ParamFormat))
+	if err != nil {
+		return pipeline.Invalidf("%v", err)
+	}
 	rep, err := h.loadReport(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return err
@@ -44,12 +53,17 @@ func (h *Reports) ExportJSON(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := export.NeuCLIRJSON(rep, cols)
+	b, err := export.Encode(format, rep, export.Run{TeamID: h.TeamID, CollectionIDs: cols})
 	if err != nil {
-		return fmt.Errorf("export report %d as JSON: %w", rep.ID, err)
+		return fmt.Errorf("export report %d as %s: %w", rep.ID, format, err)
 	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, attachment(exportFileName(rep, ".json")))
-	return c.Blob(http.StatusOK, jsonContentType, b)
+	name, ctype := exportFileName(rep, ".json"), jsonContentType
+	if format != export.FormatNeuCLIR {
+		info, _ := format.Info()
+		name, ctype = exportFileName(rep, "."+string(format)+info.Ext), jsonLinesContentType
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, attachment(name))
+	return c.Blob(http.StatusOK, ctype, b)
 }
 
 // ExportMarkdown sends the report whose id is in the path as a Markdown

@@ -118,6 +118,9 @@ type Reports struct {
 	// Collection names the collection in exports (NeuCLIR
 	// "collection_ids"). Optional: without it the list is empty.
 	Collection func(ctx context.Context) ([]string, error)
+	// TeamID is the team the TREC formats name (export.DefaultTeamID
+	// when empty).
+	TeamID string
 }
 
 // collectionIDs names the collection for an export.

@@ -225,3 +225,15 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// ExportFormat is a report format offered for download.
+type ExportFormat struct{ ID, Label string }
+
+// TRECFormats are the TREC tracks' report forms the report page offers
+// beside Crucible's own JSON (pipeline/export.Formats; the web tests
+// download each).
+var TRECFormats = []ExportFormat{
+	{"ragtime", "RAGTIME 2025"},
+	{"rag24", "RAG 2024"},
+	{"rag25", "RAG 2025"},
+}

@@ -221,6 +221,15 @@ func ReportExportJSONURL(id int64) string {
 	return ReportURL(id) + "/export.json"
 }
 
+// ParamFormat chooses the format of a report's JSON export
+// (export.Format: ragtime, rag24, rag25; empty is NeuCLIR).
+const ParamFormat = "format"
+
+// ReportExportFormatURL downloads a report in a TREC format.
+func ReportExportFormatURL(id int64, format string) string {
+	return ReportExportJSONURL(id) + "?" + url.Values{ParamFormat: {format}}.Encode()
+}
+
 // ReportExportMarkdownURL downloads a report as Markdown.
 func ReportExportMarkdownURL(id int64) string {
 	return ReportURL(id) + "/export.md"

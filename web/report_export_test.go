@@ -570,6 +570,39 @@ func TestReportPageExportLinks(t *testing.T) {
 	}
 }
 
+// The TREC formats download from the report page, one JSON line each in
+// the track's form, and an unknown format is refused in words.
+func TestReportPageTRECExports(t *testing.T) {
+	s := newReportServer(t, reportStore(), web.Config{})
+	withReport(s, sampleReport())
+	doc := parseHTML(t, s.get(t, "/reports/9"))
+	group := byTestID(doc, "report-trec-exports")
+	want := map[string]string{"ragtime": `"responses":`, "rag24": `"topic_id":`, "rag25": `"narrative_id":`}
+	if n := group.Find("a[download]").Length(); n != len(want) {
+		t.Fatalf("%d TREC export links, want %d", n, len(want))
+	}
+	for f, field := range want {
+		a := group.Find(`[data-testid="export-` + f + `"]`)
+		href := a.AttrOr("href", "")
+		if href != "/reports/9/export.json?format="+f {
+			t.Errorf("%s link = %q", f, href)
+		}
+		rec := s.get(t, href)
+		wantStatus(t, rec, http.StatusOK)
+		body := rec.Body.String()
+		if !strings.Contains(body, field) || strings.Count(body, "\n") != 1 {
+			t.Errorf("%s export is not one %s line:\n%s", f, field, body)
+		}
+		if cd := rec.Header().Get("Content-Disposition"); !strings.Contains(cd, "."+f+".jsonl") {
+			t.Errorf("%s export is called %q", f, cd)
+		}
+	}
+	rec := s.get(t, "/reports/9/export.json?format=trec")
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "unknown report format") {
+		t.Errorf("unknown format: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
 func TestReportExportsEscapeHostileText(t *testing.T) {
 	s := hostileServer(t)
 

@@ -140,6 +140,9 @@ type Deps struct {
 	// Collection names the collection in exports (collection_ids).
 	// Optional: without it exports list none.
 	Collection func(ctx context.Context) ([]string, error)
+	// TeamID is the team the TREC report formats name; empty is
+	// export.DefaultTeamID.
+	TeamID string
 
 	// Rankers keeps the trained nugget rankers (docs/ranking.md).
 	// Optional: when nil, Jobs is used if it implements
@@ -257,6 +260,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			Authoring:  deps.Authoring,
 			PrintCSS:   printCSS(),
 			Collection: deps.Collection,
+			TeamID:     deps.TeamID,
 			PastJobs:   deps.Jobs,
 			ScriptURL:  assetURL("report.js"),
 		}

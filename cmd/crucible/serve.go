@@ -43,6 +43,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	level := fs.String("log-level", env.get("CRUCIBLE_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
 	maxBody := fs.Int64("max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
 	workers := fs.Int("workers", 1, "report jobs run at once")
+	teamID := fs.String("team-id", env.get("CRUCIBLE_TEAM_ID", export.DefaultTeamID), "team id the TREC report exports name (env CRUCIBLE_TEAM_ID)")
 	collection := fs.String("collection", env.get("CRUCIBLE_COLLECTION", ""), "collection id(s), comma-separated, for exports' collection_ids (env CRUCIBLE_COLLECTION); default: the names of the files the documents came from")
 	uploadFileContent := fs.Int64("max-file-content-bytes", uploads.DefaultMaxFileContentBytes,
 		"stop reading an uploaded JSON Lines file after this much content (decompressed)")
@@ -224,6 +225,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		Uploads:         uploadRunner,
 		Authoring:       editor(a, engines),
 		Collection:      collectionNamer(a, *collection),
+		TeamID:          *teamID,
 	})
 	if err != nil {
 		return err
