@@ -117,75 +117,23 @@ func (h *Evaluations) Evaluate(c echo.Context) error {
 // for; useReviews counts reviewers' verdicts where citations have them.
 func (h *Evaluations) evaluate(c echo.Context, goldRaw, requestRaw, judgeID string, useReviews bool) error {
 	ctx := c.Request().Context()
-	rep, err := h.loadReport(ctx, c.Param("id"))
-	if err != nil {
+	st, err := h.setup(c, goldRaw, requestRaw, judgeID)
+	if err != nil || st.status != 0 {
 		return err
 	}
-	vm, err := h.page(ctx, rep)
-	if err != nil {
-		return err
-	}
+	vm := st.vm
 	vm.ReviewerVerdicts = useReviews && vm.ReviewsOffered
-	goldRaw = strings.TrimSpace(goldRaw)
-	if goldRaw == "" {
-		return Render(c, http.StatusOK, views.Evaluation(vm))
-	}
-	goldID, err := parseID(goldRaw, "gold set")
+	rr, err := st.evaluateOwn(ctx, h.Source)
 	if err != nil {
 		return err
-	}
-	set, err := h.Gold.GoldSet(ctx, goldID)
-	if err != nil {
-		if errors.Is(err, pipeline.ErrNotFound) {
-			return fmt.Errorf("no gold set has the id %d: %w", goldID, pipeline.ErrNotFound)
-		}
-		return fmt.Errorf("load gold set %d: %w", goldID, err)
-	}
-	sum := goldOption(set.Summary())
-	vm.Gold = &sum
-	vm.Requests = judge.RequestIDs(set.Nuggets)
-	vm.RequestLabels = requestLabels(set.Nuggets)
-	vm.Request = chooseRequest(rep.Request.ID, strings.TrimSpace(requestRaw), vm.Requests)
-	switch vm.Request.State {
-	case views.RequestNeeded:
-		return Render(c, http.StatusOK, views.Evaluation(vm))
-	case views.RequestUnknown:
-		return Render(c, http.StatusUnprocessableEntity, views.Evaluation(vm))
-	}
-	gold := judge.ByRequest(set.Nuggets)[vm.Request.ID]
-	vm.RequestNuggets = len(gold)
-	vm.ModelCalls = len(gold)*len(rep.Sentences) + len(rep.Sentences)
-
-	var j judge.Judge
-	switch {
-	case judgeID == views.JudgeOffline:
-		j = judge.Offline{}
-	case judgeID == views.JudgeModel && h.Model != nil:
-		j = judge.ModelJudge{Model: h.Model, Label: h.ModelLabel}
-	case judgeID == views.JudgeModel:
-		vm.Problem = "The model judge is not available: this portal has no model endpoint configured. Use the offline judge."
-		return Render(c, http.StatusUnprocessableEntity, views.Evaluation(vm))
-	default:
-		vm.Problem = fmt.Sprintf("There is no judge called %q: choose the offline or the model judge.", judgeID)
-		return Render(c, http.StatusUnprocessableEntity, views.Evaluation(vm))
-	}
-
-	// The report is judged as the NeuCLIR export presents it, under the
-	// request chosen, which may differ from its own id.
-	neu := export.NeuCLIR(rep, nil)
-	neu.RequestID = vm.Request.ID
-	ev := judge.Evaluator{Judge: j, Source: h.Source}
-	rr, err := ev.EvaluateReport(ctx, neu, gold)
-	if err != nil {
-		return fmt.Errorf("evaluate report %d against gold set %d, request %q: %w", rep.ID, set.ID, vm.Request.ID, err)
 	}
 	var used, partly int
 	if vm.ReviewerVerdicts {
-		reviews, err := h.Authoring.Reviews(ctx, rep.ID)
+		reviews, err := h.Authoring.Reviews(ctx, st.rep.ID)
 		if err != nil {
-			return fmt.Errorf("reviews of report %d: %w", rep.ID, err)
+			return fmt.Errorf("reviews of report %d: %w", st.rep.ID, err)
 		}
-		used, partly = useReviewerVerdicts(&rr, rep.Sentences, reviews)
+		used, partly = useReviewerVerdicts(&rr, st.rep.Sentences, reviews)
 	}
 	res := buildEvaluation(rr)
 	res.Reviewed = used
@@ -197,6 +145,187 @@ func (h *Evaluations) evaluate(c echo.Context, goldRaw, requestRaw, judgeID stri
 	}
 	vm.Result = &res
 	return Render(c, http.StatusOK, views.Evaluation(vm))
+}
+
+// evalSetup is an evaluation made ready: the report, the page, the
+// chosen request's gold nuggets and the judge.
+type evalSetup struct {
+	rep   pipeline.Report
+	vm    views.EvaluationPage
+	setID int64
+	gold  []judge.Nugget
+	judge judge.Judge
+	// status is set when the page has been rendered already (nothing
+	// chosen yet, or a choice refused).
+	status int
+}
+
+// setup reads the report and the gold set, request and judge asked for.
+// When there is nothing to evaluate yet, or a choice is refused, it
+// renders the page and returns its status.
+func (h *Evaluations) setup(c echo.Context, goldRaw, requestRaw, judgeID string) (evalSetup, error) {
+	ctx := c.Request().Context()
+	rep, err := h.loadReport(ctx, c.Param("id"))
+	if err != nil {
+		return evalSetup{}, err
+	}
+	vm, err := h.page(ctx, rep)
+	if err != nil {
+		return evalSetup{}, err
+	}
+	st := evalSetup{rep: rep}
+	render := func(status int) (evalSetup, error) {
+		st.vm, st.status = vm, status
+		return st, Render(c, status, views.Evaluation(vm))
+	}
+	goldRaw = strings.TrimSpace(goldRaw)
+	if goldRaw == "" {
+		return render(http.StatusOK)
+	}
+	goldID, err := parseID(goldRaw, "gold set")
+	if err != nil {
+		return evalSetup{}, err
+	}
+	set, err := h.Gold.GoldSet(ctx, goldID)
+	if err != nil {
+		if errors.Is(err, pipeline.ErrNotFound) {
+			return evalSetup{}, fmt.Errorf("no gold set has the id %d: %w", goldID, pipeline.ErrNotFound)
+		}
+		return evalSetup{}, fmt.Errorf("load gold set %d: %w", goldID, err)
+	}
+	sum := goldOption(set.Summary())
+	vm.Gold = &sum
+	vm.Requests = judge.RequestIDs(set.Nuggets)
+	vm.RequestLabels = requestLabels(set.Nuggets)
+	vm.Request = chooseRequest(rep.Request.ID, strings.TrimSpace(requestRaw), vm.Requests)
+	switch vm.Request.State {
+	case views.RequestNeeded:
+		return render(http.StatusOK)
+	case views.RequestUnknown:
+		return render(http.StatusUnprocessableEntity)
+	}
+	st.setID = set.ID
+	st.gold = judge.ByRequest(set.Nuggets)[vm.Request.ID]
+	vm.RequestNuggets = len(st.gold)
+	vm.ModelCalls = len(st.gold)*len(rep.Sentences) + len(rep.Sentences)
+	switch {
+	case judgeID == views.JudgeOffline:
+		st.judge = judge.Offline{}
+	case judgeID == views.JudgeModel && h.Model != nil:
+		st.judge = judge.ModelJudge{Model: h.Model, Label: h.ModelLabel}
+	case judgeID == views.JudgeModel:
+		vm.Problem = "The model judge is not available: this portal has no model endpoint configured. Use the offline judge."
+		return render(http.StatusUnprocessableEntity)
+	default:
+		vm.Problem = fmt.Sprintf("There is no judge called %q: choose the offline or the model judge.", judgeID)
+		return render(http.StatusUnprocessableEntity)
+	}
+	vm.JudgeID = judgeID
+	st.vm = vm
+	return st, nil
+}
+
+// evaluateOwn judges the report as the NeuCLIR export presents it, under
+// the request chosen, which may differ from its own id.
+func (st evalSetup) evaluateOwn(ctx context.Context, source judge.Source) (judge.ReportResult, error) {
+	neu := export.NeuCLIR(st.rep, nil)
+	neu.RequestID = st.vm.Request.ID
+	ev := judge.Evaluator{Judge: st.judge, Source: source}
+	rr, err := ev.EvaluateReport(ctx, neu, st.gold)
+	if err != nil {
+		return rr, fmt.Errorf("evaluate report %d against gold set %d, request %q: %w", st.rep.ID, st.setID, st.vm.Request.ID, err)
+	}
+	return rr, nil
+}
+
+// Compare evaluates another system's run beside the report whose id is
+// in the path: a multipart form with the gold set, request and judge of
+// the evaluation (views.ParamGold, views.ParamRequest, views.FieldJudge)
+// and the run file (views.FieldRunFile) in any format judge.ReadReports
+// reads. The run's report for the chosen request (or the file's only
+// report) is judged with the same judge and nuggets, and the page shows
+// the two side by side. Nothing is stored. A file that cannot be read, or
+// holds no report for the request, re-renders the page with 422 and the
+// reason; one over MaxGoldBytes gets 413.
+func (h *Evaluations) Compare(c echo.Context) error {
+	ctx := c.Request().Context()
+	limit := h.maxGoldBytes()
+	tooLarge := fmt.Sprintf("The run file is larger than %s, the largest this portal accepts. Keep only the report for this request and upload that.", byteSize(limit))
+	up, status, problem := readMultipart(c, views.FieldRunFile, []string{views.ParamGold, views.ParamRequest, views.FieldJudge}, limit, tooLarge, "run file")
+	if status == http.StatusRequestEntityTooLarge && up.fields == nil {
+		return echo.NewHTTPError(status, problem)
+	}
+	judgeID := strings.TrimSpace(up.fields[views.FieldJudge])
+	if judgeID == "" {
+		judgeID = views.JudgeOffline
+	}
+	st, err := h.setup(c, up.fields[views.ParamGold], up.fields[views.ParamRequest], judgeID)
+	if err != nil || st.status != 0 {
+		return err
+	}
+	vm := st.vm
+	rr, err := st.evaluateOwn(ctx, h.Source)
+	if err != nil {
+		return err
+	}
+	res := buildEvaluation(rr)
+	vm.Result = &res
+	refuse := func(status int, problem string) error {
+		vm.CompareError = problem
+		return Render(c, status, views.Evaluation(vm))
+	}
+	if problem != "" {
+		return refuse(status, problem)
+	}
+	reps, err := judge.ReadReports(bytes.NewReader(up.data), up.fileName)
+	if err != nil {
+		if errors.Is(err, pipeline.ErrInvalid) {
+			return refuse(http.StatusUnprocessableEntity, err.Error())
+		}
+		return fmt.Errorf("read uploaded run %q: %w", up.fileName, err)
+	}
+	other, ok := pickRunReport(reps, vm.Request.ID)
+	if !ok {
+		ids := make([]string, 0, len(reps))
+		for _, r := range reps {
+			ids = append(ids, r.RequestID)
+		}
+		return refuse(http.StatusUnprocessableEntity, fmt.Sprintf("%s holds no report for request %s; it answers %s.",
+			up.fileName, vm.Request.ID, listSome(ids, 8)))
+	}
+	ownID := other.RequestID
+	other.RequestID = vm.Request.ID
+	ev := judge.Evaluator{Judge: st.judge, Source: h.Source}
+	orr, err := ev.EvaluateReport(ctx, other, st.gold)
+	if err != nil {
+		return fmt.Errorf("evaluate the run %q against gold set %d, request %q: %w", up.fileName, st.setID, vm.Request.ID, err)
+	}
+	info, _ := other.Format.Info()
+	vm.Compared = &views.ComparedRun{FileName: up.fileName, RunID: other.RunID, RequestID: ownID,
+		Format: info.Label, Result: buildEvaluation(orr)}
+	return Render(c, http.StatusOK, views.Evaluation(vm))
+}
+
+// pickRunReport finds a run's report for the request: the one with its
+// id, or the run's only report.
+func pickRunReport(reps []export.NeuCLIRReport, requestID string) (export.NeuCLIRReport, bool) {
+	for _, r := range reps {
+		if r.RequestID == requestID {
+			return r, true
+		}
+	}
+	if len(reps) == 1 {
+		return reps[0], true
+	}
+	return export.NeuCLIRReport{}, false
+}
+
+// listSome lists up to n items and says how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 // Upload stores an uploaded gold nugget file (multipart form: the file in
@@ -245,26 +374,47 @@ func (h *Evaluations) Upload(c echo.Context) error {
 	return Render(c, status, views.Evaluation(vm))
 }
 
-// upload is a gold file upload as read from the form.
+// upload is a file upload as read from a form.
 type upload struct {
-	// fileName names the file in messages and, by default, the set: the
-	// base of the name the browser sent, made safe for display.
+	// fileName names the file in messages and, by default, a gold set:
+	// the base of the name the browser sent, made safe for display.
 	fileName string
 	// name is the set's name the user typed, trimmed; may be empty.
 	name string
 	data []byte
+	// fields are the form's other text fields asked for, trimmed.
+	fields map[string]string
 }
 
-// readUpload reads the upload form. problem, when not empty, says what
-// was wrong, and status is the answer's code: 413 for a file over the
-// limit, else 422.
+// readUpload reads the gold upload form. problem, when not empty, says
+// what was wrong, and status is the answer's code: 413 for a file over
+// the limit, else 422.
 func (h *Evaluations) readUpload(c echo.Context) (up upload, status int, problem string) {
 	limit := h.maxGoldBytes()
 	tooLarge := fmt.Sprintf("The file is larger than %s, the largest gold nugget file this portal accepts. Split it by request and upload the parts.", byteSize(limit))
+	up, status, problem = readMultipart(c, views.FieldGoldFile, []string{views.FieldGoldName}, limit, tooLarge, "gold nugget file")
+	up.name = up.fields[views.FieldGoldName]
+	if problem != "" {
+		return up, status, problem
+	}
+	if n := utf8.RuneCountInString(up.name); n > views.MaxGoldNameChars {
+		return up, http.StatusUnprocessableEntity,
+			fmt.Sprintf("The name is %d characters long; the limit is %d.", n, views.MaxGoldNameChars)
+	}
+	return up, 0, ""
+}
+
+// readMultipart reads a multipart form of one file (in fileField, at most
+// limit bytes) and the text fields named. problem, when not empty, says
+// what was wrong, and status is the answer's code: 413 for a file over
+// the limit (tooLarge says so; fields is nil when the body was refused
+// before it was read), else 422. noun names the file in messages.
+func readMultipart(c echo.Context, fileField string, fields []string, limit int64, tooLarge, noun string) (up upload, status int, problem string) {
 	req := c.Request()
 	if req.ContentLength > limit+multipartSlack {
 		return up, http.StatusRequestEntityTooLarge, tooLarge
 	}
+	up.fields = map[string]string{}
 	if mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err != nil || mt != echo.MIMEMultipartForm {
 		return up, http.StatusUnprocessableEntity, "The upload must be sent as a form with a file (multipart/form-data)."
 	}
@@ -283,10 +433,10 @@ func (h *Evaluations) readUpload(c echo.Context) (up upload, status int, problem
 			status, problem = readFailure(err, tooLarge)
 			return up, status, problem
 		}
-		switch part.FormName() {
-		case views.FieldGoldFile:
+		switch name := part.FormName(); {
+		case name == fileField:
 			if sawFile {
-				return up, http.StatusUnprocessableEntity, "Upload one gold nugget file at a time."
+				return up, http.StatusUnprocessableEntity, "Upload one " + noun + " at a time."
 			}
 			sawFile = true
 			up.fileName = displayFileName(part.FileName())
@@ -298,13 +448,13 @@ func (h *Evaluations) readUpload(c echo.Context) (up upload, status int, problem
 			if int64(len(up.data)) > limit {
 				return up, http.StatusRequestEntityTooLarge, tooLarge
 			}
-		case views.FieldGoldName:
+		case slices.Contains(fields, name):
 			b, err := io.ReadAll(io.LimitReader(part, 4*views.MaxGoldNameChars+1))
 			if err != nil {
 				status, problem = readFailure(err, tooLarge)
 				return up, status, problem
 			}
-			up.name = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+			up.fields[name] = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
 		default:
 			if _, err := io.Copy(io.Discard, part); err != nil {
 				status, problem = readFailure(err, tooLarge)
@@ -312,12 +462,8 @@ func (h *Evaluations) readUpload(c echo.Context) (up upload, status int, problem
 			}
 		}
 	}
-	if n := utf8.RuneCountInString(up.name); n > views.MaxGoldNameChars {
-		return up, http.StatusUnprocessableEntity,
-			fmt.Sprintf("The name is %d characters long; the limit is %d.", n, views.MaxGoldNameChars)
-	}
 	if !sawFile || (up.fileName == "" && len(up.data) == 0) {
-		return up, http.StatusUnprocessableEntity, "Choose a gold nugget file to upload."
+		return up, http.StatusUnprocessableEntity, "Choose a " + noun + " to upload."
 	}
 	if up.fileName == "" {
 		up.fileName = "upload"

@@ -22,6 +22,9 @@ const (
 	// optional name for the set.
 	FieldGoldFile = "nuggets"
 	FieldGoldName = "name"
+	// FieldRunFile is the compare form's file input: another system's
+	// run or report.
+	FieldRunFile = "run"
 )
 
 // Judges the evaluation form offers.
@@ -66,6 +69,14 @@ type EvaluationPage struct {
 	// a malformed line); UploadName is the name the user typed.
 	UploadError string
 	UploadName  string
+	// JudgeID is the judge of the evaluation shown (JudgeOffline or
+	// JudgeModel), which a comparison uses too.
+	JudgeID string
+	// CompareError says why a run uploaded for comparison was refused.
+	CompareError string
+	// Compared is another system's run judged beside the report; nil when
+	// none was uploaded.
+	Compared *ComparedRun
 	// Problem says why the evaluation form was refused (an unknown judge).
 	Problem string
 	// Result is the evaluation; nil until a gold set and request are
@@ -362,4 +373,58 @@ func (p EvaluationPage) evaluateMethod() string {
 		return "post"
 	}
 	return "get"
+}
+
+// ComparedRun is another system's report for the same request, judged
+// by the same judge against the same gold nuggets.
+type ComparedRun struct {
+	// FileName is the uploaded file's name; RunID the run's own id.
+	FileName, RunID string
+	// RequestID is the request id the run's report gave itself, which may
+	// differ from the request it was judged against.
+	RequestID string
+	// Format names the format the file was written in ("RAGTIME 2025").
+	Format string
+	Result EvaluationResult
+}
+
+// ComparedMetric is one metric of the side-by-side table.
+type ComparedMetric struct {
+	Label        string
+	Key          string
+	Own, Other   MetricCard
+	Diff         string // other minus own, signed, or "–"
+	OtherIsAhead bool
+}
+
+// Metrics pairs the report's metrics with the run's, in the report's
+// order.
+func (c ComparedRun) Metrics(own EvaluationResult) []ComparedMetric {
+	byKey := map[string]MetricCard{}
+	for _, m := range c.Result.Cards {
+		byKey[m.Key] = m
+	}
+	var out []ComparedMetric
+	for _, m := range own.Cards {
+		o := byKey[m.Key]
+		cm := ComparedMetric{Label: m.Label, Key: m.Key, Own: m, Other: o, Diff: "–"}
+		if m.Defined() && o.Defined() {
+			d := o.Value - m.Value
+			cm.Diff = strconv.FormatFloat(d, 'f', 3, 64)
+			if d > 0 {
+				cm.Diff = "+" + cm.Diff
+			}
+			cm.OtherIsAhead = d > 0
+		}
+		out = append(out, cm)
+	}
+	return out
+}
+
+// name is how the page calls the run.
+func (c ComparedRun) name() string {
+	if c.RunID != "" {
+		return c.RunID
+	}
+	return c.FileName
 }

@@ -279,6 +279,12 @@ func EvaluationGoldURL(id int64) string {
 	return EvaluationURL(id) + "/gold"
 }
 
+// EvaluationCompareURL receives another system's run to judge beside the
+// report.
+func EvaluationCompareURL(id int64) string {
+	return EvaluationURL(id) + "/compare"
+}
+
 // EvaluationResultURL links to a report's evaluation against gold set
 // goldID with the offline judge. request, when not empty, names the gold
 // set's request the report answers; empty means the report's own.

@@ -55,6 +55,10 @@ func stateRoutes() []stateRoute {
 		req.Header.Set("Content-Type", ct)
 		return b.do(req)
 	}
+	compareUpload := func(t *testing.T, b *browser, token string) *httptest.ResponseRecorder {
+		req := compareRequest(t, "run.jsonl", `{"topic_id": "r1", "answer": []}`, url.Values{"csrf_token": {token}})
+		return b.do(req)
+	}
 	corpusUpload := func(t *testing.T, b *browser, token string) *httptest.ResponseRecorder {
 		return b.do(newUploadRequest(t, token, uploadFile{"speeches.jsonl", `{"id":"s1","text":"Tariffs."}` + "\n"}))
 	}
@@ -91,6 +95,8 @@ func stateRoutes() []stateRoute {
 			allowed: http.StatusOK, perm: auth.PermEvaluate},
 		{name: "upload gold nuggets", route: "POST /reports/:id/evaluation/gold", send: upload,
 			allowed: http.StatusSeeOther, perm: auth.PermEvaluate},
+		{name: "compare another run", route: "POST /reports/:id/evaluation/compare", send: compareUpload,
+			allowed: http.StatusOK, perm: auth.PermEvaluate},
 		{name: "sign out", route: "POST /logout", send: bare(http.MethodPost, "/logout"),
 			allowed: http.StatusSeeOther, perm: auth.PermView},
 	}

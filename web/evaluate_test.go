@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -826,5 +828,130 @@ func TestEvaluationGoldStoreFailure(t *testing.T) {
 	wantStatus(t, rec, http.StatusInternalServerError)
 	if b, _ := io.ReadAll(rec.Body); bytes.Contains(b, []byte("secret.db")) {
 		t.Error("the error page shows the store's error")
+	}
+}
+
+// compareRequest posts a run file to the compare form of report 12 with
+// the gold set, request and judge.
+func compareRequest(t *testing.T, fileName, content string, fields url.Values) *http.Request {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	// The CSRF token goes first, as the page's form sends it: the
+	// server reads it before the file.
+	keys := slices.Sorted(maps.Keys(fields))
+	slices.SortStableFunc(keys, func(a, b string) int {
+		if a == "csrf_token" {
+			return -1
+		}
+		if b == "csrf_token" {
+			return 1
+		}
+		return 0
+	})
+	for _, k := range keys {
+		for _, v := range fields[k] {
+			if err := mw.WriteField(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if fileName != "" {
+		fw, err := mw.CreateFormFile("run", fileName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write([]byte(content))
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/reports/12/evaluation/compare", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return req
+}
+
+// Another system's run, in a TREC format, is judged beside the report with
+// the same judge and nuggets, and the metrics stand side by side.
+func TestEvaluationComparesAnotherRun(t *testing.T) {
+	s := newEvalServer(t, web.Config{}, nil)
+	doc, _ := s.uploadAndFollow(t, evalGold)
+	form := byTestID(doc, "compare-form")
+	if form.Length() != 1 || form.AttrOr("action", "") != "/reports/12/evaluation/compare" {
+		t.Fatalf("no compare form on the evaluated page")
+	}
+	hidden := map[string]string{}
+	form.Find(`input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) {
+		hidden[in.AttrOr("name", "")] = in.AttrOr("value", "")
+	})
+	if hidden["gold"] != "1" || hidden["request"] != "r1" || hidden["judge"] != "offline" {
+		t.Errorf("compare form carries %v", hidden)
+	}
+	// A RAG 2024 run of two topics; its r1 answer says what nuggets n1,
+	// n2 and n3 ask, citing d1.
+	run := `{"run_id": "other-lab", "topic_id": "r9", "topic": "x", "references": [], "answer": []}
+{"run_id": "other-lab", "topic_id": "r1", "topic": "steel", "references": ["d1"], "response_length": 14, "answer": [
+  {"text": "Tariffs on steel rose to 25 percent in 2018.", "citations": [0]},
+  {"text": "Canada answered with duties on whiskey.", "citations": [0]}]}
+`
+	fields := url.Values{"gold": {"1"}, "request": {"r1"}, "judge": {"offline"}}
+	rec := s.do(t, compareRequest(t, "other.jsonl", run, fields))
+	wantStatus(t, rec, http.StatusOK)
+	doc = parseHTML(t, rec)
+	if got := byTestID(doc, "compare-run").Text(); got != "other-lab" {
+		t.Errorf("compared run named %q", got)
+	}
+	if !strings.Contains(byTestID(doc, "compare-intro").Text(), "TREC RAG 2024") {
+		t.Errorf("the format is not named: %q", byTestID(doc, "compare-intro").Text())
+	}
+	row := byTestID(doc, "compare-nugget-recall")
+	got := []string{
+		strings.Fields(row.Find(`[data-testid="compare-own"]`).Text())[0],
+		strings.Fields(row.Find(`[data-testid="compare-other"]`).Text())[0],
+		row.Find(`[data-testid="compare-diff"]`).Text(),
+	}
+	if diff := cmp.Diff([]string{"0.800", "0.600", "-0.200"}, got); diff != "" {
+		t.Errorf("nugget recall own / other / difference (-want +got):\n%s", diff)
+	}
+	if n := byTestID(doc, "compare-sentence").Length(); n != 2 {
+		t.Errorf("%d of the run's sentences shown, want 2", n)
+	}
+	// The report's own evaluation is still on the page.
+	if cardTexts(doc)["metric-nugget-recall"] == "" {
+		t.Error("the report's own metrics are gone")
+	}
+}
+
+func TestEvaluationCompareRefused(t *testing.T) {
+	s := newEvalServer(t, web.Config{}, nil)
+	s.upload(t, 12, "gold.jsonl", evalGold, nil)
+	fields := url.Values{"gold": {"1"}, "request": {"r1"}, "judge": {"offline"}}
+	tests := []struct {
+		name, file, content, want string
+	}{
+		{"no report for the request", "run.jsonl", `{"topic_id": "r8", "answer": []}` + "\n" + `{"topic_id": "r9", "answer": []}` + "\n",
+			"run.jsonl holds no report for request r1; it answers r8, r9."},
+		{"malformed", "run.jsonl", `{"topic_id": "r1", "answer": []}` + "\n" + `{"topic_id": "r2", "references": ["a"], "answer": [{"text": "x", "citations": [4]}]}`,
+			"run.jsonl:2: sentence 1: citation 1 is reference number 4; the report has references 0 to 0"},
+		{"no file", "", "", "Choose a run file to upload."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := s.do(t, compareRequest(t, tt.file, tt.content, fields))
+			wantStatus(t, rec, http.StatusUnprocessableEntity)
+			doc := parseHTML(t, rec)
+			if got := byTestID(doc, "compare-error").Text(); !strings.Contains(got, tt.want) {
+				t.Errorf("error %q, want %q", got, tt.want)
+			}
+			if byTestID(doc, "compare-table").Length() != 0 {
+				t.Error("a refused run is compared")
+			}
+		})
+	}
+	// Without a gold set chosen there is nothing to compare against.
+	rec := s.do(t, compareRequest(t, "run.jsonl", `{"topic_id": "r1", "answer": []}`, url.Values{}))
+	wantStatus(t, rec, http.StatusOK)
+	if byTestID(parseHTML(t, rec), "compare-table").Length() != 0 {
+		t.Error("compared without a gold set")
 	}
 }

@@ -46,6 +46,10 @@ type routeHandlers struct {
 // and says on the page when a file is too large.
 const goldUploadRoute = views.ReportsPath + "/:id/evaluation/gold"
 
+// compareRoute receives another system's run to judge beside a report;
+// like goldUploadRoute it bounds its body itself.
+const compareRoute = views.ReportsPath + "/:id/evaluation/compare"
+
 // uploadRoute receives corpus uploads; its handler bounds the body with
 // Config.MaxUploadBytes.
 const uploadRoute = views.UploadPath
@@ -53,7 +57,7 @@ const uploadRoute = views.UploadPath
 // hasOwnBodyLimit tells the body-limit middleware which routes bound their
 // bodies themselves.
 func hasOwnBodyLimit(c echo.Context) bool {
-	return c.Path() == goldUploadRoute || c.Path() == uploadRoute && c.Request().Method == http.MethodPost
+	return c.Path() == goldUploadRoute || c.Path() == compareRoute || c.Path() == uploadRoute && c.Request().Method == http.MethodPost
 }
 
 // registerRoutes mounts every URL the portal answers. The paths match the
@@ -73,6 +77,7 @@ func hasOwnBodyLimit(c echo.Context) bool {
 //	POST /jobs/:id/rerun                 auth.PermCreateReport
 //	POST /reports/:id/evaluation         auth.PermEvaluate (the model judge)
 //	POST /reports/:id/evaluation/gold    auth.PermEvaluate
+//	POST /reports/:id/evaluation/compare auth.PermEvaluate
 //	POST /admin/upload                   auth.PermUploadCorpus
 //	POST /admin/uploads/:id/cancel       auth.PermUploadCorpus
 //	POST /admin/rankers/:id/use|stop     auth.PermManageRankers
@@ -158,6 +163,7 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.ReportsPath+"/:id/evaluation", h.evaluations.Show, view)
 		e.POST(views.ReportsPath+"/:id/evaluation", h.evaluations.Evaluate, requirePerm(auth.PermEvaluate))
 		e.POST(goldUploadRoute, h.evaluations.Upload, requirePerm(auth.PermEvaluate))
+		e.POST(compareRoute, h.evaluations.Compare, requirePerm(auth.PermEvaluate))
 	}
 	if h.rankers != nil {
 		manage := requirePerm(auth.PermManageRankers)
