@@ -664,9 +664,9 @@ func TestCSRF(t *testing.T) {
 			})
 		}
 		// report-form, job-cancel-form, gold-upload-form, evaluate-form
-		// (it posts when the model judge is offered).
-		if n != 4 {
-			t.Errorf("checked %d POST forms, want 4", n)
+		// (it posts when the model judge is offered), compare-form.
+		if n != 5 {
+			t.Errorf("checked %d POST forms, want 5", n)
 		}
 	})
 
