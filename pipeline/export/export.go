@@ -1,5 +1,6 @@
 // Package export writes reports in the formats analysts and evaluators
-// read: the TREC NeuCLIR 2024 report JSON and Markdown with numbered
+// read: the TREC NeuCLIR 2024 report JSON, the RAGTIME 2025 and TREC RAG
+// 2024/2025 forms (trec.go), and Markdown with numbered
 // citations. Every format says when the offline engine made the report.
 package export
 

@@ -3,8 +3,9 @@
 // language model.
 //
 // Inputs are gold nuggets (ReadNuggets: JSON Lines of question-and-answers
-// or claim nuggets, per request) and reports in the TREC NeuCLIR 2024
-// JSON format that pipeline/export writes (ReadReport, ReadReportDir).
+// or claim nuggets, per request) and reports in any of the formats
+// pipeline/export writes: NeuCLIR 2024, RAGTIME 2025, TREC RAG 2024 and
+// 2025 (ReadReports, ReadReportsPath), read into the NeuCLIR form.
 // Citations are judged against the collection through a Source, which
 // every pipeline.DocumentStore satisfies.
 //
