@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -108,6 +109,10 @@ func (h *Jobs) List(c echo.Context) error {
 	}
 	f.Order(rows)
 	shown := rows[:min(len(rows), JobListLimit)]
+	var deleted int64
+	if d, err := strconv.ParseInt(c.QueryParam(views.ParamDeleted), 10, 64); err == nil && d > 0 {
+		deleted = d
+	}
 	return Render(c, http.StatusOK, views.Jobs(views.JobsPage{
 		Site:     h.Site.WithActive(views.NavReports),
 		Jobs:     shown,
@@ -115,6 +120,7 @@ func (h *Jobs) List(c echo.Context) error {
 		Limit:    JobListLimit,
 		Filter:   f,
 		Statuses: h.Statuses != nil,
+		Deleted:  deleted,
 	}))
 }
 
@@ -175,7 +181,7 @@ func (h *Jobs) Rerun(c echo.Context) error {
 	if j.State != pipeline.JobFailed && j.State != pipeline.JobCancelled {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Job %d is %s: only a failed or cancelled job is run again. Use “Edit and resubmit” to start a new one from it.", j.ID, j.State))
 	}
-	job, existing, err := sub.Submit(ctx, j.Request, j.Settings, j.Engine)
+	job, existing, err := sub.Submit(pipeline.WithActor(ctx, actorName(ctx)), j.Request, j.Settings, j.Engine)
 	if err != nil {
 		return fmt.Errorf("run job %d again: %w", j.ID, err)
 	}

@@ -193,7 +193,7 @@ func (h *Reports) Create(c echo.Context) error {
 		return Render(c, http.StatusUnprocessableEntity, views.NewReport(vm))
 	}
 
-	job, existing, err := h.Service.Submit(c.Request().Context(), sub.Request, sub.Settings, sub.Engine)
+	job, existing, err := h.Service.Submit(pipeline.WithActor(c.Request().Context(), actorName(c.Request().Context())), sub.Request, sub.Settings, sub.Engine)
 	var fe pipeline.FieldErrors
 	switch {
 	case errors.As(err, &fe):

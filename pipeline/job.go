@@ -47,9 +47,13 @@ type Job struct {
 	// CancelRequested is set when a user asked to cancel a running job.
 	CancelRequested bool
 	ReportID        int64 // 0 until the report is stored
-	CreatedAt       time.Time
-	StartedAt       time.Time
-	FinishedAt      time.Time
+	// SubmittedBy names the account that submitted the job ("local" in
+	// local mode); empty for jobs from before it was recorded and jobs
+	// started outside the portal.
+	SubmittedBy string
+	CreatedAt   time.Time
+	StartedAt   time.Time
+	FinishedAt  time.Time
 }
 
 // RetrievedDoc is a document of the first-stage ranking of a job.
@@ -129,4 +133,33 @@ type JobStore interface {
 	Candidates(ctx context.Context, jobID int64) ([]Candidate, error)
 	// Report returns a stored report with its sentences and nuggets.
 	Report(ctx context.Context, id int64) (Report, error)
+}
+
+// AuditEntry is one line of the audit log: who did what to what, and
+// when. Deletions are recorded there (docs/accounts.md).
+type AuditEntry struct {
+	ID      int64
+	At      time.Time
+	Actor   string
+	Action  string // "delete-report"
+	Subject string // "job 12, report 7"
+	Detail  string // what was deleted, in words
+}
+
+// ActionDeleteReport is the audit action of a report deletion.
+const ActionDeleteReport = "delete-report"
+
+// actorKey keys the acting account's name in a context.
+type actorKey struct{}
+
+// WithActor returns ctx naming the account acting, for what the stores
+// record (a job's SubmittedBy).
+func WithActor(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, actorKey{}, name)
+}
+
+// ActorFrom names the account acting in ctx; "" when none is named.
+func ActorFrom(ctx context.Context) string {
+	name, _ := ctx.Value(actorKey{}).(string)
+	return name
 }

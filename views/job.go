@@ -247,6 +247,8 @@ type JobsPage struct {
 	Filter JobFilter
 	// Statuses is set when rows carry their report's review status.
 	Statuses bool
+	// Deleted is the job just deleted, for the notice; 0 for none.
+	Deleted int64
 }
 
 // JobRow is one job of the list.

@@ -139,7 +139,8 @@ var (
 )
 
 // accountServer is the portal with report and evaluation pages and
-// accounts, on fakes; job 5 is running and report 12 is evalReport.
+// accounts, on fakes; job 5 is running, job 9 (the analyst's) failed and
+// report 12 is evalReport.
 type accountServer struct {
 	e        *echo.Echo
 	accounts *fakeAccounts
@@ -164,6 +165,10 @@ func newAccountServer(t *testing.T, cfg web.Config, accounts *fakeAccounts) *acc
 	rep := evalReport()
 	jobs.reports[rep.ID] = rep
 	jobs.put(sampleJob(5, pipeline.JobRunning))
+	// Job 9 failed; the analyst submitted it, so the analyst may delete it.
+	failed := sampleJob(9, pipeline.JobFailed)
+	failed.SubmittedBy = analystUser.Name
+	jobs.put(failed)
 	svc := &fakeReportService{engines: testEngines, nextID: 7}
 	gold := &fakeGoldStore{}
 	ups := newFakeUploads(t)

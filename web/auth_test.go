@@ -95,6 +95,8 @@ func stateRoutes() []stateRoute {
 			allowed: http.StatusOK, perm: auth.PermEvaluate},
 		{name: "upload gold nuggets", route: "POST /reports/:id/evaluation/gold", send: upload,
 			allowed: http.StatusSeeOther, perm: auth.PermEvaluate},
+		{name: "delete a job", route: "POST /jobs/:id/delete", send: bare(http.MethodPost, "/jobs/9/delete"),
+			allowed: http.StatusSeeOther, perm: auth.PermCreateReport},
 		{name: "compare another run", route: "POST /reports/:id/evaluation/compare", send: compareUpload,
 			allowed: http.StatusOK, perm: auth.PermEvaluate},
 		{name: "sign out", route: "POST /logout", send: bare(http.MethodPost, "/logout"),
@@ -140,7 +142,7 @@ func TestPermissionMatrix(t *testing.T) {
 				}
 				// Refused requests must not reach the services.
 				if want == http.StatusForbidden || want == http.StatusUnauthorized {
-					if n := len(s.svc.submissions()) + len(s.svc.cancels()) + len(s.gold.sets) + s.uploads.submitted() + s.versions.changed() + s.rankers.switched(); n != 0 {
+					if n := len(s.svc.submissions()) + len(s.svc.cancels()) + len(s.gold.sets) + s.uploads.submitted() + s.versions.changed() + s.rankers.switched() + s.jobs.deletions(); n != 0 {
 						t.Errorf("a refused request reached the services: %d calls", n)
 					}
 					if left := stagingFolders(t, s.uploads.root); len(left) != 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -35,6 +36,42 @@ type fakeJobStore struct {
 	// of nuggets, candidates and retrieval.
 	err         error
 	artefactErr error
+	// audit is the audit log DeleteJob writes.
+	audit []pipeline.AuditEntry
+}
+
+// DeleteJob deletes a finished job and its report, logging entry.
+func (f *fakeJobStore) DeleteJob(_ context.Context, id int64, entry pipeline.AuditEntry) (pipeline.AuditEntry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, ok := f.jobs[id]
+	if !ok {
+		return entry, fmt.Errorf("job %d: %w", id, pipeline.ErrNotFound)
+	}
+	if !j.State.Finished() {
+		return entry, fmt.Errorf("job %d is %s: %w", id, j.State, pipeline.ErrConflict)
+	}
+	delete(f.jobs, id)
+	delete(f.reports, j.ReportID)
+	entry.ID, entry.At = int64(len(f.audit)+1), testNow
+	f.audit = append(f.audit, entry)
+	return entry, nil
+}
+
+// AuditLog lists the deletions, newest first.
+func (f *fakeJobStore) AuditLog(context.Context, int) ([]pipeline.AuditEntry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := slices.Clone(f.audit)
+	slices.Reverse(out)
+	return out, nil
+}
+
+// deletions counts the jobs deleted.
+func (f *fakeJobStore) deletions() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.audit)
 }
 
 func newFakeJobStore() *fakeJobStore {

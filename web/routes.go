@@ -33,6 +33,8 @@ type routeHandlers struct {
 	jobs    *handlers.Jobs
 	// retrieval is nil when report pages are not served.
 	retrieval *handlers.Retrieval
+	// deletions is nil when the job store cannot delete.
+	deletions *handlers.Deletions
 	// evaluations is nil when reports have no evaluation pages.
 	evaluations *handlers.Evaluations
 	// uploads is nil when the corpus upload pages are not served.
@@ -75,6 +77,7 @@ func hasOwnBodyLimit(c echo.Context) bool {
 //	POST /reports                        auth.PermCreateReport
 //	POST /jobs/:id/cancel                auth.PermCancelJob
 //	POST /jobs/:id/rerun                 auth.PermCreateReport
+//	POST /jobs/:id/delete                auth.PermCreateReport (and the author, or auth.PermDeleteReports)
 //	POST /reports/:id/evaluation         auth.PermEvaluate (the model judge)
 //	POST /reports/:id/evaluation/gold    auth.PermEvaluate
 //	POST /reports/:id/evaluation/compare auth.PermEvaluate
@@ -130,6 +133,12 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.JobsPath+"/:id", h.jobs.Show, view)
 		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel, requirePerm(auth.PermCancelJob))
 		e.POST(views.JobsPath+"/:id/rerun", h.jobs.Rerun, requirePerm(auth.PermCreateReport))
+		if h.deletions != nil {
+			// Analysts delete their own jobs; the handler checks whose.
+			e.GET(views.JobsPath+"/:id/delete", h.deletions.Confirm, requirePerm(auth.PermCreateReport))
+			e.POST(views.JobsPath+"/:id/delete", h.deletions.Delete, requirePerm(auth.PermCreateReport))
+			e.GET(views.AuditPath, h.deletions.Audit, requirePerm(auth.PermDeleteReports))
+		}
 		e.GET(views.JobsPath+"/:id/events", h.jobs.Events, view)
 	}
 	if h.reports != nil && h.reports.Authoring != nil {

@@ -288,6 +288,13 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		}); ok {
 			rh.jobs.Statuses = st
 		}
+		if del, ok := deps.Jobs.(handlers.JobDeleter); ok {
+			rh.deletions = &handlers.Deletions{Site: site, Jobs: deps.Jobs, Deleter: del, Reports: deps.Jobs}
+			rh.deletions.Authoring, _ = deps.Authoring.(interface {
+				Reviews(ctx context.Context, reportID int64) (map[string]pipeline.Review, error)
+				ReportVersions(ctx context.Context, reportID int64) ([]pipeline.VersionInfo, error)
+			})
+		}
 	}
 	if evaluationsEnabled {
 		rh.evaluations = &handlers.Evaluations{

@@ -52,6 +52,7 @@ func TestBrowserPagesFitAPhone(t *testing.T) {
 		base + "/", base + "/search?q=tariff+duties", base + "/search?q=tariff&docs=1", docURL,
 		base + "/reports/new", base + "/jobs", jobURL, reportURL, reportURL + "/nuggets", reportURL + "/history",
 		reportURL + "/retrieval", reportURL + "/print", reportURL + "/evaluation", base + "/admin/upload", base + "/admin/rankers",
+		jobURL + "/delete", base + "/admin/audit",
 		base + "/no/such/page",
 	}
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 800)); err != nil {

@@ -92,13 +92,17 @@ const (
 	// PermManageRankers switches the trained nugget ranker an engine's
 	// reports use (docs/ranking.md).
 	PermManageRankers Permission = "manage-rankers"
+	// PermDeleteReports deletes any report job with its report, and reads
+	// the audit log that records deletions. An analyst may delete the jobs
+	// they submitted without it (docs/accounts.md).
+	PermDeleteReports Permission = "delete-reports"
 )
 
 // Permissions lists every permission, in the order of the matrix in
 // Can's documentation.
 func Permissions() []Permission {
 	return []Permission{PermView, PermCreateReport, PermCancelJob, PermEditReport,
-		PermReviewCitations, PermApproveReport, PermUploadCorpus, PermManageUsers, PermEvaluate, PermManageRankers}
+		PermReviewCitations, PermApproveReport, PermUploadCorpus, PermManageUsers, PermEvaluate, PermManageRankers, PermDeleteReports}
 }
 
 // action words a permission for "reviewers cannot ...".
@@ -124,6 +128,8 @@ func (p Permission) action() string {
 		return "evaluate reports"
 	case PermManageRankers:
 		return "switch nugget rankers"
+	case PermDeleteReports:
+		return "delete other people's reports"
 	}
 	return "do " + string(p)
 }
@@ -136,7 +142,7 @@ var grants = map[Role]map[Permission]bool{
 	RoleAdmin: {
 		PermView: true, PermCreateReport: true, PermCancelJob: true, PermEditReport: true,
 		PermReviewCitations: true, PermApproveReport: true, PermUploadCorpus: true,
-		PermManageUsers: true, PermEvaluate: true, PermManageRankers: true,
+		PermManageUsers: true, PermEvaluate: true, PermManageRankers: true, PermDeleteReports: true,
 	},
 	RoleAnalyst: {
 		PermView: true, PermCreateReport: true, PermCancelJob: true, PermEditReport: true,
@@ -161,6 +167,7 @@ var grants = map[Role]map[Permission]bool{
 //	manage-users        x
 //	evaluate            x       x        x
 //	manage-rankers      x
+//	delete-reports      x
 //
 // An unknown role or permission is never granted anything.
 func Can(r Role, p Permission) bool {

@@ -30,6 +30,7 @@ func TestCan(t *testing.T) {
 		auth.PermManageUsers:     {A},
 		auth.PermEvaluate:        {A, N, R},
 		auth.PermManageRankers:   {A},
+		auth.PermDeleteReports:   {A},
 	}
 	if got, want := len(auth.Permissions()), len(granted); got != want {
 		t.Fatalf("Permissions() has %d entries, the test table %d", got, want)

@@ -39,9 +39,13 @@ func TestJobWithReranker(t *testing.T) {
 		t.Fatalf("unavailable reranker: %v, want a reranker field error", err)
 	}
 	s.Reranker = rerank.MethodPureCover
-	job, _, err := r.Submit(ctx, request, s, "")
+	// The job records who submitted it, named in the context.
+	job, _, err := r.Submit(pipeline.WithActor(ctx, "alan"), request, s, "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if job.SubmittedBy != "alan" {
+		t.Errorf("job submitted by %q, want alan", job.SubmittedBy)
 	}
 	j := waitFor(t, w.db, job.ID, finished)
 	if j.State != pipeline.JobDone {

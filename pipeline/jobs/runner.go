@@ -124,7 +124,7 @@ func (r *Runner) Submit(ctx context.Context, req pipeline.Request, s pipeline.Se
 		// Exports and evaluations name a report by its request id.
 		req.ID = req.GeneratedID()
 	}
-	job, existing, err := r.Store.CreateJob(ctx, pipeline.Job{Request: req, Settings: s, Engine: engine})
+	job, existing, err := r.Store.CreateJob(ctx, pipeline.Job{Request: req, Settings: s, Engine: engine, SubmittedBy: pipeline.ActorFrom(ctx)})
 	if err != nil {
 		return job, false, err
 	}

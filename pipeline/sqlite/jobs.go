@@ -17,7 +17,7 @@ var _ pipeline.JobStore = (*DB)(nil)
 
 const jobColumns = `id, state, request, settings, engine, stage, done, total, calls, cache_hits,
 	prompt_tokens, completion_tokens, error, error_stage, cancel_requested, COALESCE(report_id, 0),
-	created_at, started_at, finished_at`
+	created_at, started_at, finished_at, submitted_by`
 
 func fingerprint(j pipeline.Job) (string, error) {
 	b, err := json.Marshal(struct {
@@ -52,7 +52,7 @@ func scanJob(s scanner) (pipeline.Job, error) {
 	var cancel int
 	err := s.Scan(&j.ID, &state, &req, &set, &j.Engine, &j.Progress.Stage, &j.Progress.Done, &j.Progress.Total,
 		&j.Progress.Usage.Calls, &j.Progress.Usage.CacheHits, &j.Progress.Usage.PromptTokens, &j.Progress.Usage.CompletionTokens,
-		&j.Error, &j.ErrorStage, &cancel, &j.ReportID, &created, &started, &finished)
+		&j.Error, &j.ErrorStage, &cancel, &j.ReportID, &created, &started, &finished, &j.SubmittedBy)
 	if err != nil {
 		return j, err
 	}
@@ -91,8 +91,8 @@ func (d *DB) CreateJob(ctx context.Context, j pipeline.Job) (pipeline.Job, bool,
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return j, false, fmt.Errorf("create job: %w", err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO jobs (state, request, settings, engine, fingerprint, created_at)
-		VALUES ('queued', ?, ?, ?, ?, ?)`, req, set, j.Engine, fp, formatTime(d.now()))
+	res, err := tx.ExecContext(ctx, `INSERT INTO jobs (state, request, settings, engine, fingerprint, created_at, submitted_by)
+		VALUES ('queued', ?, ?, ?, ?, ?, ?)`, req, set, j.Engine, fp, formatTime(d.now()), j.SubmittedBy)
 	if err != nil {
 		return j, false, fmt.Errorf("create job: %w", err)
 	}
