@@ -125,7 +125,7 @@ func parseFlag(s string) bool {
 // many pages there are.
 func (p searchParams) request() pipeline.SearchRequest {
 	if p.Page > MaxPage {
-		return pipeline.SearchRequest{Query: p.Query, K: 1, Docs: p.Docs}
+		return pipeline.SearchRequest{Query: p.Query, K: 1, Docs: p.Docs, Count: true}
 	}
 	return pipeline.SearchRequest{
 		Query:     p.Query,
@@ -133,6 +133,7 @@ func (p searchParams) request() pipeline.SearchRequest {
 		Offset:    (p.Page - 1) * PerPage,
 		Docs:      p.Docs,
 		Highlight: true,
+		Count:     true,
 	}
 }
 

@@ -67,14 +67,14 @@ func TestSearchRequest(t *testing.T) {
 		p    searchParams
 		want pipeline.SearchRequest
 	}{
-		{name: "first page", p: searchParams{Query: "q", Page: 1}, want: pipeline.SearchRequest{Query: "q", K: PerPage, Highlight: true}},
+		{name: "first page", p: searchParams{Query: "q", Page: 1}, want: pipeline.SearchRequest{Query: "q", K: PerPage, Highlight: true, Count: true}},
 		{name: "third page of documents", p: searchParams{Query: "q", Page: 3, Docs: true},
-			want: pipeline.SearchRequest{Query: "q", K: PerPage, Offset: 2 * PerPage, Docs: true, Highlight: true}},
+			want: pipeline.SearchRequest{Query: "q", K: PerPage, Offset: 2 * PerPage, Docs: true, Highlight: true, Count: true}},
 		{name: "last served page", p: searchParams{Query: "q", Page: MaxPage},
-			want: pipeline.SearchRequest{Query: "q", K: PerPage, Offset: (MaxPage - 1) * PerPage, Highlight: true}},
+			want: pipeline.SearchRequest{Query: "q", K: PerPage, Offset: (MaxPage - 1) * PerPage, Highlight: true, Count: true}},
 		{name: "beyond the served pages only counts", p: searchParams{Query: "q", Page: MaxPage + 1},
-			want: pipeline.SearchRequest{Query: "q", K: 1}},
-		{name: "huge page", p: searchParams{Query: "q", Page: 1 << 62}, want: pipeline.SearchRequest{Query: "q", K: 1}},
+			want: pipeline.SearchRequest{Query: "q", K: 1, Count: true}},
+		{name: "huge page", p: searchParams{Query: "q", Page: 1 << 62}, want: pipeline.SearchRequest{Query: "q", K: 1, Count: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,8 +3,10 @@ package index_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,5 +101,69 @@ func BenchmarkScoreDemo(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkTopK compares the pruned top-10 scorer with the exhaustive one
+// on the demo corpus replicated 1× and 10× (CRUCIBLE_BENCH_SCALES, e.g.
+// "1,10,30"), over the benchmark queries. Ratios within one run are what
+// to compare.
+func BenchmarkTopK(b *testing.B) {
+	docs := loadDemo(b)
+	ctx := context.Background()
+	scales := []int{1, 10}
+	if v := os.Getenv("CRUCIBLE_BENCH_SCALES"); v != "" {
+		scales = nil
+		for _, s := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 {
+				b.Fatalf("CRUCIBLE_BENCH_SCALES=%q", v)
+			}
+			scales = append(scales, n)
+		}
+	}
+	qs := benchQueries(b)
+	for _, scale := range scales {
+		ix, err := index.Open(filepath.Join(b.TempDir(), "ix"), index.DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment}
+		for r := 0; r < scale; r++ {
+			for _, d := range docs {
+				if r > 0 {
+					d.ID = d.ID + "~" + strconv.Itoa(r)
+				}
+				if err := in.Add(ctx, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := in.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range qs { // warm the per-segment caches
+			if _, err := ix.Score(ctx, q, true, 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, mode := range []struct {
+			name string
+			docs bool
+		}{{"passages", false}, {"docs", true}} {
+			for _, scorer := range []struct {
+				name string
+				fn   func(context.Context, string, bool, int) (index.Ranking, error)
+			}{{"pruned", ix.Score}, {"exhaustive", ix.ScoreExhaustive}} {
+				b.Run(fmt.Sprintf("%dx/%s/%s", scale, mode.name, scorer.name), func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						if _, err := scorer.fn(ctx, qs[i%len(qs)], mode.docs, 10); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+		ix.Close()
 	}
 }

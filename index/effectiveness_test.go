@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/corpus"
@@ -117,6 +119,14 @@ func evaluateCollection(t *testing.T, dir, qrelsName string, textOnly bool, meas
 		rk, err := ix.Score(ctx, q.Text, true, 1000)
 		if err != nil {
 			t.Fatalf("query %s: %v", q.ID, err)
+		}
+		// The pruned scorer must rank exactly as the exhaustive one.
+		ex, err := ix.ScoreExhaustive(ctx, q.Text, true, 1000)
+		if err != nil {
+			t.Fatalf("query %s: %v", q.ID, err)
+		}
+		if diff := cmp.Diff(ex.Hits, rk.Hits); diff != "" {
+			t.Fatalf("query %s: pruned top 1000 differs from the exhaustive scorer (-exhaustive +pruned)\n%s", q.ID, diff)
 		}
 		for i, s := range rk.Hits {
 			run[q.ID] = append(run[q.ID], eval.RunEntry{DocID: s.DocID, Rank: i + 1, Score: s.Score})

@@ -89,6 +89,9 @@ type Index struct {
 	analyzer analysis.Analyzer
 
 	mu sync.Mutex // serialises writes (the token total is read-modify-write)
+
+	// segs caches what the pruned scorer computes per segment (segcache.go).
+	segs segCache
 }
 
 // newMapping builds the index mapping: one analysed field, nothing stored.

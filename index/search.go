@@ -55,7 +55,18 @@ type Ranking struct {
 // top limit of them. With docs set, each document appears once,
 // represented by its best passage (MaxP). limit ≤ 0 means no limit.
 func (ix *Index) Score(ctx context.Context, query string, docs bool, limit int) (Ranking, error) {
-	ranked, total, terms, err := ix.score(ctx, query, docs, limit)
+	return ix.rank(ctx, query, docs, limit, true)
+}
+
+// Top ranks as Score does but counts no further than the ranking needs:
+// Total is exact when the ranking saw every match, and otherwise a lower
+// bound (TotalIsLowerBound). For callers that only want the hits.
+func (ix *Index) Top(ctx context.Context, query string, docs bool, limit int) (Ranking, error) {
+	return ix.rank(ctx, query, docs, limit, false)
+}
+
+func (ix *Index) rank(ctx context.Context, query string, docs bool, limit int, count bool) (Ranking, error) {
+	ranked, total, terms, err := ix.score(ctx, query, docs, limit, count, false)
 	rk := Ranking{Hits: ranked, Total: total, Terms: terms}
 	if total < 0 {
 		rk.Total, rk.TotalIsLowerBound = -total, true
@@ -64,7 +75,7 @@ func (ix *Index) Score(ctx context.Context, query string, docs bool, limit int) 
 }
 
 // score does the work of Score; a negative total is a lower bound.
-func (ix *Index) score(ctx context.Context, query string, docs bool, limit int) (ranked []Scored, total int, terms []string, err error) {
+func (ix *Index) score(ctx context.Context, query string, docs bool, limit int, count, exhaustive bool) (ranked []Scored, total int, terms []string, err error) {
 	if utf8.RuneCountInString(query) > pipeline.MaxQueryChars {
 		return nil, 0, nil, pipeline.Invalidf("query is %d characters long; the limit is %d", utf8.RuneCountInString(query), pipeline.MaxQueryChars)
 	}
@@ -81,6 +92,12 @@ func (ix *Index) score(ctx context.Context, query string, docs bool, limit int) 
 		return nil, 0, terms, fmt.Errorf("search: %w", err)
 	}
 	defer r.Close()
+	if !exhaustive {
+		ranked, total, ok, err := ix.scorePruned(ctx, r, terms, qtf, docs, limit, count)
+		if ok {
+			return ranked, total, terms, err
+		}
+	}
 
 	n, err := r.DocCount()
 	if err != nil {
@@ -327,7 +344,11 @@ func (s *Searcher) Search(ctx context.Context, req pipeline.SearchRequest) (pipe
 	if req.Offset < 0 {
 		return res, pipeline.Invalidf("offset %d is negative", req.Offset)
 	}
-	rk, err := s.Index.Score(ctx, req.Query, req.Docs, req.Offset+req.K)
+	rank := s.Index.Top
+	if req.Count {
+		rank = s.Index.Score
+	}
+	rk, err := rank(ctx, req.Query, req.Docs, req.Offset+req.K)
 	if err != nil {
 		return res, err
 	}

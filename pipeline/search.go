@@ -20,6 +20,11 @@ type SearchRequest struct {
 	Docs bool
 	// Highlight asks for fragments with the matched terms marked.
 	Highlight bool
+	// Count asks for the exact number of matches in Total. Without it
+	// the searcher counts only what ranking the top hits needs, and Total
+	// may be a lower bound (TotalIsLowerBound): pages that show a total
+	// ask for it, the pipeline does not.
+	Count bool
 }
 
 // Fragment is a piece of passage text around query matches, split into

@@ -76,7 +76,7 @@ func cmdSearch(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return runQueries(ctx, a, *queries, *runOut, *tag, *k, *docs, stdout, stderr)
 	}
 	query := strings.Join(fs.Args(), " ")
-	res, err := a.searcher().Search(ctx, pipeline.SearchRequest{Query: query, K: *k, Docs: *docs, Highlight: !*asJSON})
+	res, err := a.searcher().Search(ctx, pipeline.SearchRequest{Query: query, K: *k, Docs: *docs, Highlight: !*asJSON, Count: true})
 	if err != nil {
 		return err
 	}
