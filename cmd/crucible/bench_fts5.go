@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/crucible-portal/crucible/pipeline"
 )
@@ -62,27 +61,32 @@ func buildFTS5(ctx context.Context, path string, docs []pipeline.IngestDocument,
 	return db, time.Since(start), nil
 }
 
-// searchFTS5 runs a bag-of-words OR query ranked by FTS5's bm25().
-func searchFTS5(ctx context.Context, db *sql.DB, q string, k int) error {
-	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for i, w := range words {
-		words[i] = `"` + w + `"`
-	}
+// searchFTS5 runs a bag-of-words OR query of words (quoted, so FTS5
+// reads them as words, not syntax) ranked by FTS5's bm25() and returns
+// the ids of the top k passages, reading their text as a search page
+// would. No words, no hits.
+func searchFTS5(ctx context.Context, db *sql.DB, words []string, k int) ([]string, error) {
 	if len(words) == 0 {
-		return nil
+		return nil, nil
+	}
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
 	}
 	rows, err := db.QueryContext(ctx, `SELECT pid, body, bm25(passages) FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?`,
-		strings.Join(words, " OR "), k)
+		strings.Join(quoted, " OR "), k)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
+	var ids []string
 	for rows.Next() {
 		var pid, body string
 		var score float64
 		if err := rows.Scan(&pid, &body, &score); err != nil {
-			return err
+			return nil, err
 		}
+		ids = append(ids, pid)
 	}
-	return rows.Err()
+	return ids, rows.Err()
 }

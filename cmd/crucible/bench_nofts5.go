@@ -19,4 +19,4 @@ func buildFTS5(context.Context, string, []pipeline.IngestDocument, int) (*sql.DB
 	return nil, 0, errNoFTS5
 }
 
-func searchFTS5(context.Context, *sql.DB, string, int) error { return errNoFTS5 }
+func searchFTS5(context.Context, *sql.DB, []string, int) ([]string, error) { return nil, errNoFTS5 }
