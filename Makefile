@@ -24,7 +24,7 @@ run: build ## serve the portal on $(ADDR), ingesting the demo corpus into an emp
 # The effectiveness and report-quality runs are single-threaded measurements
 # that take minutes under the race detector: they skip in the race pass and
 # run in a second pass without it.
-MEASURES  := ^(TestOfflineQuality|TestGoldenReports|TestBM25Effectiveness|TestRerankSummHay)$$
+MEASURES  := ^(TestOfflineQuality|TestGoldenReports|TestBM25Effectiveness|TestRerankSummHay|TestPrunedScorerMatchesExhaustive)$$
 MEASURED  := ./cmd/crucible ./index ./pipeline/llm/offline
 
 test: ## run every test (race detector on; browser tests need chromium; the effectiveness runs without it)

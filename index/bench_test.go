@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crucible-portal/crucible/index"
@@ -17,16 +18,25 @@ import (
 
 const demoCorpus = "../testdata/corpora/sotu.jsonl.gz"
 
+// loadDemo reads the demo corpus once per test binary (reading it takes
+// seconds under the race detector); callers get their own slice.
 func loadDemo(b testing.TB) []pipeline.Document {
 	b.Helper()
-	var docs []pipeline.Document
-	_, err := corpus.Walk(context.Background(), []string{demoCorpus}, corpus.Options{},
-		func(d pipeline.Document) error { docs = append(docs, d); return nil }, func(corpus.Problem) {})
-	if err != nil {
-		b.Fatal(err)
+	demoOnce.Do(func() {
+		_, demoErr = corpus.Walk(context.Background(), []string{demoCorpus}, corpus.Options{},
+			func(d pipeline.Document) error { demoDocs = append(demoDocs, d); return nil }, func(corpus.Problem) {})
+	})
+	if demoErr != nil {
+		b.Fatal(demoErr)
 	}
-	return docs
+	return append([]pipeline.Document(nil), demoDocs...)
 }
+
+var (
+	demoOnce sync.Once
+	demoDocs []pipeline.Document
+	demoErr  error
+)
 
 func benchQueries(b testing.TB) []string {
 	f, err := os.Open("../testdata/bench/queries.txt")

@@ -74,6 +74,9 @@ type Options struct {
 	// TitleInPassages prefixes every passage's indexed text with its
 	// document's title (default true through DefaultOptions).
 	TitleInPassages bool
+	// PostingsCacheBytes bounds the decoded postings the top-k scorer
+	// keeps in memory (segcache.go); ≤ 0 means DefaultPostingsCacheBytes.
+	PostingsCacheBytes int64
 }
 
 // DefaultOptions are the parameters the benchmarks favour (see
@@ -181,7 +184,9 @@ func wrap(idx bleve.Index, path string, opts Options) (*Index, error) {
 		idx.Close()
 		return nil, fmt.Errorf("open index %s: analyzer %q missing", path, en.AnalyzerName)
 	}
-	return &Index{idx: idx, path: path, opts: opts, analyzer: a}, nil
+	ix := &Index{idx: idx, path: path, opts: opts, analyzer: a}
+	ix.segs.limit = opts.PostingsCacheBytes
+	return ix, nil
 }
 
 // Current reports whether the index was built by this version's format;

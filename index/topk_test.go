@@ -18,12 +18,12 @@ import (
 // random 1–4-word phrases drawn from the corpus (a fixed seed).
 func pruningQueries(t testing.TB, docs []pipeline.Document, random int) []string {
 	qs := append([]string(nil), benchQueries(t)...)
-	for _, d := range docs[:20] {
+	for _, d := range docs[:min(20, len(docs))] {
 		qs = append(qs, d.Title)
 	}
 	qs = append(qs, "the union", "united states", "congress", "war", "a the of")
 	rng := rand.New(rand.NewPCG(7, 11))
-	for len(qs) < len(benchQueries(t))+25+random {
+	for len(qs) < len(benchQueries(t))+min(20, len(docs))+5+random {
 		words := strings.Fields(docs[rng.IntN(len(docs))].Text)
 		n := 1 + rng.IntN(4)
 		if len(words) <= n {
@@ -41,6 +41,9 @@ func pruningQueries(t testing.TB, docs []pipeline.Document, random int) []string
 // the same hits, the same scores to the last bit, the same order, the
 // same totals.
 func TestPrunedScorerMatchesExhaustive(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a comparison over the whole demo corpus: make test runs it without the race detector, in its second pass")
+	}
 	docs := loadDemo(t)
 	ctx := context.Background()
 	ix, err := index.Open(filepath.Join(t.TempDir(), "ix"), index.DefaultOptions())
@@ -171,4 +174,100 @@ func TestPrunedScorerAfterChanges(t *testing.T) {
 	check("trade", "a")
 	add("d", strings.Repeat("long filler words about other matters ", 200)+"tariff")
 	check("tariff", "c", "d")
+}
+
+// TestPrunedScorerWithATinyCache evicts decoded postings after every term
+// (a cache of one byte): results stay those of the exhaustive scorer.
+func TestPrunedScorerWithATinyCache(t *testing.T) {
+	docs := loadDemo(t)[:12]
+	ctx := context.Background()
+	opts := index.DefaultOptions()
+	opts.PostingsCacheBytes = 1
+	ix, err := index.Open(filepath.Join(t.TempDir(), "ix"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment, BatchDocs: 10}
+	for _, d := range docs {
+		if err := in.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	qs := pruningQueries(t, docs, 10)
+	for _, q := range qs {
+		for _, docsMode := range []bool{false, true} {
+			for pass := 0; pass < 2; pass++ {
+				ex, err := ix.ScoreExhaustive(ctx, q, docsMode, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := ix.Score(ctx, q, docsMode, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(ex.Hits, got.Hits); diff != "" || ex.Total != got.Total {
+					t.Fatalf("%q docs=%v pass %d: total %d want %d (-exhaustive +pruned)\n%s", q, docsMode, pass, got.Total, ex.Total, diff)
+				}
+			}
+		}
+	}
+}
+
+// TestPrunedScorerConcurrent runs queries from several goroutines over a
+// cache small enough to evict while others read (make test runs it under
+// the race detector).
+func TestPrunedScorerConcurrent(t *testing.T) {
+	docs := loadDemo(t)[:12]
+	ctx := context.Background()
+	opts := index.DefaultOptions()
+	opts.PostingsCacheBytes = 64 << 10
+	ix, err := index.Open(filepath.Join(t.TempDir(), "ix"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment, BatchDocs: 8}
+	for _, d := range docs {
+		if err := in.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	qs := pruningQueries(t, docs, 10)
+	want := make([]index.Ranking, len(qs))
+	for i, q := range qs {
+		if want[i], err = ix.ScoreExhaustive(ctx, q, i%2 == 0, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for r := 0; r < 3; r++ {
+				for i := range qs {
+					i := (i + g*7) % len(qs)
+					got, err := ix.Score(ctx, qs[i], i%2 == 0, 10)
+					if err == nil && !cmp.Equal(want[i].Hits, got.Hits) {
+						err = fmt.Errorf("%q: %s", qs[i], cmp.Diff(want[i].Hits, got.Hits))
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
