@@ -47,6 +47,19 @@ type Documents struct {
 	// script that turns a selection into the form's byte offsets.
 	Reports       *Reports
 	CiteScriptURL string
+	// Citing lists the report sentences that cite a document, for the
+	// page's "Cited in" section. Optional: without it the section is left
+	// out.
+	Citing CitingReader
+}
+
+// CitingReader finds the sentences of reports that cite a document.
+type CitingReader interface {
+	// CitingSentences returns at most limit of the sentences of the
+	// reports' newest versions that cite the document, those citing the
+	// span first (an empty span for none), with how many cite it in all.
+	// A document nobody cites has none, and no error.
+	CitingSentences(ctx context.Context, docID string, first pipeline.Span, limit int) (pipeline.CitingSentences, error)
 }
 
 // Show renders the document whose id follows views.DocumentsPrefix in the
@@ -107,12 +120,36 @@ func (h *Documents) Show(c echo.Context) error {
 		passages = passages[from:vm.Window.To]
 	}
 	vm.Passages = markPassages(passages, h.Marker, hl, vm.Span)
+	if h.Citing != nil && views.ViewerFrom(ctx).Can(auth.PermView) {
+		if vm.CitedIn, err = h.citedIn(ctx, doc.ID, vm.Span); err != nil {
+			return err
+		}
+	}
 	if raw := c.QueryParam(views.ParamCiteReport); raw != "" {
 		if err := h.citeForm(c, raw, &vm); err != nil {
 			return err
 		}
 	}
 	return Render(c, http.StatusOK, views.Document(vm))
+}
+
+// citedIn reads the report sentences that cite the document, those that
+// cite the highlighted span (nil for none) first and marked.
+func (h *Documents) citedIn(ctx context.Context, docID string, span *pipeline.Span) (*views.CitedIn, error) {
+	var first pipeline.Span
+	if span != nil {
+		first = *span
+	}
+	got, err := h.Citing.CitingSentences(ctx, docID, first, views.CitedInLimit)
+	if err != nil {
+		return nil, fmt.Errorf("reports citing document %q: %w", docID, err)
+	}
+	out := &views.CitedIn{Total: got.Total}
+	for _, s := range got.Sentences {
+		cited := pipeline.Citation{DocID: docID, Start: first.Start, End: first.End}
+		out.Sentences = append(out.Sentences, views.CitingSentence{CitingSentence: s, Current: span != nil && s.Citation.Overlaps(cited)})
+	}
+	return out, nil
 }
 
 // passageWindow chooses the window of a long document's passages a page

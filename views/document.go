@@ -1,6 +1,10 @@
 package views
 
-import "github.com/crucible-portal/crucible/pipeline"
+import (
+	"strconv"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
 
 // DocumentPage is the view model of a document's page: its metadata and its
 // full text as passages, with query matches and a cited span marked.
@@ -25,6 +29,79 @@ type DocumentPage struct {
 	// Window, when set, says that Passages are one window of a longer
 	// document's passages (see PassageWindowSize).
 	Window *PassageWindow
+	// CitedIn lists the report sentences that cite the document; nil when
+	// the portal has no reports to list (the section is left out).
+	CitedIn *CitedIn
+}
+
+// CitedInLimit is how many citing sentences a document page lists.
+const CitedInLimit = 20
+
+// CitedIn is the "Cited in" section of a document page: sentences of the
+// reports' newest versions that cite the document, those citing the
+// highlighted span first.
+type CitedIn struct {
+	Sentences []CitingSentence
+	// Total counts the citing sentences, listed or not.
+	Total int
+}
+
+// CitingSentence is one sentence citing the document.
+type CitingSentence struct {
+	pipeline.CitingSentence
+	// Current is set when the sentence cites the span the page
+	// highlights (?span=), or a part of it.
+	Current bool
+}
+
+// reportName is the report's title, or its number when it has none.
+func (s CitingSentence) reportName() string {
+	if s.ReportTitle != "" {
+		return s.ReportTitle
+	}
+	return "Report " + strconv.FormatInt(s.ReportID, 10)
+}
+
+// url links to the sentence on its report's page.
+func (s CitingSentence) url() string {
+	return ReportSentenceURL(s.ReportID, s.Number)
+}
+
+// spanURL shows the cited span on this document's page.
+func (s CitingSentence) spanURL() string {
+	return DocumentSpanURL(s.Citation.DocID, pipeline.Span{Start: s.Citation.Start, End: s.Citation.End})
+}
+
+// citedInExcerptChars bounds a citing sentence quoted on a document page.
+const citedInExcerptChars = 240
+
+// excerpt is the start of the sentence, for the list.
+func (s CitingSentence) excerpt() string {
+	return excerpt(s.Text, citedInExcerptChars)
+}
+
+// summary says how many sentences cite the document and how many the
+// page lists.
+func (c CitedIn) summary() string {
+	n := formatCount(c.Total) + " report " + plural(c.Total, "sentence cites", "sentences cite") + " this document"
+	if len(c.Sentences) < c.Total {
+		n += "; the first " + formatCount(len(c.Sentences)) + " are listed"
+	}
+	return n + "."
+}
+
+// currentCiting is the first listed sentence citing the highlighted
+// span; nil when none does.
+func (vm DocumentPage) currentCiting() *CitingSentence {
+	if vm.CitedIn == nil {
+		return nil
+	}
+	for i := range vm.CitedIn.Sentences {
+		if vm.CitedIn.Sentences[i].Current {
+			return &vm.CitedIn.Sentences[i]
+		}
+	}
+	return nil
 }
 
 // PassageWindow is the part of a long document a page shows: passages

@@ -2,6 +2,7 @@ package views
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/crucible-portal/crucible/pipeline"
 )
@@ -178,6 +179,89 @@ func (s CitedSource) passageURL() string {
 // spanURL links to a sentence's cited span on its document's page.
 func (s ReportSentence) spanURL() string {
 	return DocumentSpanURL(s.Citation.DocID, pipeline.Span{Start: s.Citation.Start, End: s.Citation.End})
+}
+
+// previewID is the HTML id of the citation preview of sentence i
+// (0-based) on the report page.
+func previewID(i int) string {
+	return "ref-preview-" + strconv.Itoa(i+1)
+}
+
+// previewContext is how much of the cited passage, in characters, a
+// citation's preview shows on either side of the cited span.
+const previewContext = 160
+
+// previewParts is what a citation's preview shows of the cited passage:
+// the cited span whole, with at most previewContext characters of the
+// passage's text on either side, cut at a word and marked "…" where cut.
+// Without a cited span it is the passage's start.
+func previewParts(parts []Part) []Part {
+	first, last := -1, -1
+	for i, p := range parts {
+		if p.Cite {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		var all strings.Builder
+		for _, p := range parts {
+			all.WriteString(p.Text)
+		}
+		if all.Len() == 0 {
+			return nil
+		}
+		return []Part{{Text: excerpt(all.String(), 2*previewContext)}}
+	}
+	var before, after strings.Builder
+	for _, p := range parts[:first] {
+		before.WriteString(p.Text)
+	}
+	for _, p := range parts[last+1:] {
+		after.WriteString(p.Text)
+	}
+	var out []Part
+	if b := tailText(before.String(), previewContext); b != "" {
+		out = append(out, Part{Text: b})
+	}
+	for _, p := range parts[first : last+1] {
+		p.ID = ""
+		out = append(out, p)
+	}
+	if a := headText(after.String(), previewContext); a != "" {
+		out = append(out, Part{Text: a})
+	}
+	return out
+}
+
+// tailText is the end of s, at most n characters, cut after a space when
+// one is near and marked "…" when anything was cut.
+func tailText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	t := string(r[len(r)-n:])
+	if i := strings.IndexAny(t, " \t\n"); i >= 0 && i < len(t)/4 {
+		t = t[i+1:]
+	}
+	return "…" + t
+}
+
+// headText is the start of s, at most n characters, cut before a space
+// when one is near and marked "…" when anything was cut.
+func headText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	h := string(r[:n])
+	if i := strings.LastIndexAny(h, " \t\n"); i > len(h)*3/4 {
+		h = h[:i]
+	}
+	return h + "…"
 }
 
 // facetRun is a run of consecutive sentences under one facet heading: a

@@ -96,8 +96,15 @@ func TestReportPageEscapesProvenance(t *testing.T) {
 		t.Errorf("facet heading = %q, want the hostile text as text", got)
 	}
 	first := byTestID(doc, "sentence").First()
-	if got := first.Find("mark.cite").Text(); got != scriptTag {
+	if got := first.Find(`[data-testid="provenance"] mark.cite`).Text(); got != scriptTag {
 		t.Errorf("cited span = %q, want the hostile text as text", got)
+	}
+	// The citation's preview too.
+	if got := first.Find(`[data-testid="ref-preview"] mark.cite`).Text(); got != scriptTag {
+		t.Errorf("cited span in the preview = %q, want the hostile text as text", got)
+	}
+	if got := first.Find(`[data-testid="ref-preview"]`).Text(); !strings.Contains(got, hostile+", passage 0") {
+		t.Errorf("preview = %q, want the hostile title as text", got)
 	}
 	if got := first.Find(`[data-testid="prov-question"]`).Text(); got != hostile {
 		t.Errorf("nugget question = %q", got)

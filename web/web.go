@@ -144,6 +144,13 @@ type Deps struct {
 	// export.DefaultTeamID.
 	TeamID string
 
+	// Citing finds the report sentences that cite a document, which its
+	// page lists under "Cited in" with links to them. Optional: when nil,
+	// Jobs is used if it implements handlers.CitingReader (the SQLite
+	// store does); failing that, document pages list none. Only with the
+	// report pages.
+	Citing handlers.CitingReader
+
 	// Rankers keeps the trained nugget rankers (docs/ranking.md).
 	// Optional: when nil, Jobs is used if it implements
 	// handlers.RankerStore (the SQLite store does); failing that, the
@@ -265,6 +272,11 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			ScriptURL:  assetURL("report.js"),
 		}
 		rh.reports.Rankers, _ = deps.Jobs.(handlers.RankerReader)
+		citing := deps.Citing
+		if citing == nil {
+			citing, _ = deps.Jobs.(handlers.CitingReader)
+		}
+		rh.documents.Citing = citing
 		if deps.Authoring != nil {
 			rh.documents.Reports = rh.reports
 			rh.documents.CiteScriptURL = assetURL("cite.js")

@@ -53,6 +53,9 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-quic", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
+		// A desktop's mouse: headless chromium has no pointing device and
+		// matches (hover: none), as a touch screen does.
+		chromedp.Flag("blink-settings", "primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4"),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)

@@ -2,8 +2,11 @@
 // pane: on a wide screen the opened sentence's cited passage shows beside
 // the report (style.css, body.evidence-pane) while the text stays in view,
 // and one sentence is open at a time. Keys: "]" opens the next sentence's
-// evidence, "[" the previous one, Escape closes it. Without this script
-// each sentence still opens its evidence in place.
+// evidence, "[" the previous one, Escape closes it (and a citation's
+// preview). A citation's preview, which the style sheet shows below its
+// sentence, opens above it when there is no room below.
+// Without this script each sentence still opens its evidence in place,
+// and the previews still show.
 (function () {
   "use strict";
 
@@ -62,8 +65,36 @@
     (summary || d).scrollIntoView({ block: "nearest" });
   }
 
+  // A citation's preview shows below its sentence unless the window has
+  // no room for it there and more above.
+  function placePreview(wrap) {
+    wrap.classList.remove("preview-above", "preview-dismissed");
+    requestAnimationFrame(function () {
+      var p = wrap.querySelector(".ref-preview");
+      var s = wrap.closest("summary");
+      if (!p || !s || getComputedStyle(p).display === "none") {
+        return;
+      }
+      var box = s.getBoundingClientRect();
+      var below = window.innerHeight - box.bottom;
+      if (p.getBoundingClientRect().bottom > window.innerHeight && box.top > below) {
+        wrap.classList.add("preview-above");
+      }
+    });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll(".cite-ref-wrap"), function (wrap) {
+    wrap.addEventListener("mouseenter", function () { placePreview(wrap); });
+    wrap.addEventListener("focusin", function () { placePreview(wrap); });
+  });
+
   document.addEventListener("keydown", function (e) {
     var t = e.target;
+    if (e.key === "Escape" && t && t.classList && t.classList.contains("cite-ref")) {
+      // Escape hides the preview of the focused citation.
+      t.parentNode.classList.add("preview-dismissed");
+      e.preventDefault();
+      return;
+    }
     if (e.altKey || e.ctrlKey || e.metaKey || (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)))) {
       return;
     }
