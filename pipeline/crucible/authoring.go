@@ -536,23 +536,7 @@ func regenerateChange(nuggets int, res RegenerateResult, bank []pipeline.Nugget)
 		parts = append(parts, fmt.Sprintf("%d candidate %s dropped as unsupported by verification", res.DroppedUnsupported,
 			plural(res.DroppedUnsupported, "sentence", "sentences")))
 	}
-	if len(res.Unanswered) > 0 {
-		questions := make(map[string]string, len(bank))
-		for _, n := range bank {
-			questions[n.ID] = n.Question
-		}
-		var named []string
-		for _, id := range res.Unanswered {
-			q := questions[id]
-			if q == "" {
-				q = "a removed nugget"
-			} else {
-				q = "“" + shorten(q, regenerateQuestionChars) + "”"
-			}
-			named = append(named, q)
-		}
-		parts = append(parts, "no sentence found for "+strings.Join(named, ", "))
-	}
+	parts = append(parts, res.unansweredText(bank)...)
 	if len(parts) == 0 {
 		return "regenerated"
 	}

@@ -1,9 +1,12 @@
 package crucible
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -130,11 +133,48 @@ type RegenerateResult struct {
 	// DroppedUnsupported counts the changed nuggets' candidates that
 	// verification dropped (pipeline.DroppedUnsupported).
 	DroppedUnsupported int
-	// Unanswered are the changed nuggets that got no sentence.
+	// Unanswered are the changed nuggets that got no sentence, and
+	// Reasons says why of each, by nugget id.
 	Unanswered []string
+	Reasons    map[string]NoSentence
 	Problems   []string
 	Usage      pipeline.Usage
 }
+
+// NoSentence is why regeneration gave a changed nugget no sentence.
+type NoSentence struct {
+	Why NoSentenceReason
+	// Candidates counts the candidate sentences scanning found for it.
+	Candidates int
+	// Read is how many passages scanning read for it; 0 when not known
+	// (several nuggets were scanned together).
+	Read int
+	// Repeats is the number (1-based, in the regenerated text) of the
+	// sentence its candidate repeats, for NoSentenceRepeats.
+	Repeats int
+	// Needs is the length of its shortest candidate and Left what the
+	// length limit left, in characters, for NoSentenceNoRoom.
+	Needs, Left int
+}
+
+// NoSentenceReason names why a nugget got no sentence.
+type NoSentenceReason string
+
+// Reasons a changed nugget gets no sentence.
+const (
+	// NoSentenceNotFound: no passage scanning read states its answer.
+	NoSentenceNotFound NoSentenceReason = "not_found"
+	// NoSentenceUnsupported: every candidate failed verification (or was
+	// not reached by it).
+	NoSentenceUnsupported NoSentenceReason = "unsupported"
+	// NoSentenceRepeats: its candidate says what a sentence of the
+	// report already says, or cites the span that sentence cites: the
+	// report answers it already.
+	NoSentenceRepeats NoSentenceReason = "repeats"
+	// NoSentenceNoRoom: its candidates are longer than what the report's
+	// length limit leaves.
+	NoSentenceNoRoom NoSentenceReason = "no_room"
+)
 
 // Regenerate re-runs scanning, extraction, verification (when the
 // settings ask for it) and assembly for the changed nuggets only, and
@@ -205,6 +245,10 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 		if err != nil {
 			return RegenerateResult{}, &StageError{Stage: StageScan, Err: err}
 		}
+		read := 0
+		if len(todo) == 1 {
+			read = r.scanned.Read
+		}
 		if in.Settings.Verify {
 			if cands, err = r.verify(ctx, todo, cands); err != nil {
 				return RegenerateResult{}, &StageError{Stage: StageVerify, Err: err}
@@ -256,12 +300,117 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 		for _, n := range todo {
 			if !answered[n.ID] {
 				res.Unanswered = append(res.Unanswered, n.ID)
+				if res.Reasons == nil {
+					res.Reasons = map[string]NoSentence{}
+				}
+				ns := e.noSentence(n.ID, cands, draft.Sentences, in.Settings.Verify, in.Request.Limit)
+				ns.Read = read
+				res.Reasons[n.ID] = ns
 			}
 		}
 	}
 	res.Sentences = draft.Sentences
 	res.Problems, res.Usage = r.problems, r.model.usage()
 	return res, nil
+}
+
+// noSentence says why the nugget with the id got no sentence in the
+// regenerated text: no candidate; none eligible (verification); its
+// best eligible candidate repeats a sentence of the text (its words, or
+// the span it cites), which then answers it already; or none fits in
+// what the length limit leaves.
+func (e *Engine) noSentence(id string, cands []pipeline.Candidate, text []pipeline.DraftSentence, verified bool, limit int) NoSentence {
+	var ns NoSentence
+	var eligible []pipeline.Candidate
+	for _, c := range cands {
+		if c.NuggetID != id || c.Sentence == "" {
+			continue
+		}
+		ns.Candidates++
+		if c.Eligible(verified) {
+			eligible = append(eligible, c)
+		}
+	}
+	switch {
+	case ns.Candidates == 0:
+		ns.Why = NoSentenceNotFound
+		return ns
+	case len(eligible) == 0:
+		ns.Why = NoSentenceUnsupported
+		return ns
+	}
+	slices.SortStableFunc(eligible, func(a, b pipeline.Candidate) int { return cmp.Compare(b.Confidence, a.Confidence) })
+	for _, c := range eligible {
+		key := e.SentenceKey(c.Sentence)
+		for i, s := range text {
+			if s.Citation.Overlaps(c.Citation) || e.SentenceKey(s.Text) == key {
+				ns.Why, ns.Repeats = NoSentenceRepeats, i+1
+				return ns
+			}
+		}
+	}
+	ns.Why = NoSentenceNoRoom
+	length := pipeline.Draft{Sentences: text}.Length()
+	ns.Left = max(limit-length, 0)
+	if len(text) > 0 {
+		ns.Left = max(ns.Left-1, 0) // the space that joins it
+	}
+	for _, c := range eligible {
+		if n := utf8.RuneCountInString(c.Sentence); ns.Needs == 0 || n < ns.Needs {
+			ns.Needs = n
+		}
+	}
+	return ns
+}
+
+// unansweredText says, for the history, which changed nuggets got no
+// sentence and why, naming each by its question (bank) rather than its
+// id: "no sentence found for “…”" (none of the passages read states its
+// answer), "“…” is answered by sentence 4 already", "no room for the
+// sentence found for “…”: it needs 312 characters, the length limit
+// leaves 79", "the candidates for “…” failed verification".
+func (res RegenerateResult) unansweredText(bank []pipeline.Nugget) []string {
+	questions := make(map[string]string, len(bank))
+	for _, n := range bank {
+		questions[n.ID] = n.Question
+	}
+	name := func(id string) string {
+		if q := questions[id]; q != "" {
+			return "“" + shorten(q, regenerateQuestionChars) + "”"
+		}
+		return "a removed nugget"
+	}
+	var notFound, parts []string
+	read := 0
+	for _, id := range res.Unanswered {
+		ns := res.Reasons[id]
+		switch ns.Why {
+		case NoSentenceRepeats:
+			parts = append(parts, fmt.Sprintf("%s is answered by sentence %d already", name(id), ns.Repeats))
+		case NoSentenceNoRoom:
+			parts = append(parts, fmt.Sprintf("no room for the sentence found for %s: it needs %s, the length limit leaves %s",
+				name(id), characters(ns.Needs), characters(ns.Left)))
+		case NoSentenceUnsupported:
+			parts = append(parts, fmt.Sprintf("the %d %s for %s failed verification", ns.Candidates,
+				plural(ns.Candidates, "candidate sentence", "candidate sentences"), name(id)))
+		default:
+			notFound = append(notFound, name(id))
+			read = ns.Read
+		}
+	}
+	if len(notFound) > 0 {
+		text := "no sentence found for " + strings.Join(notFound, ", ")
+		if len(notFound) == 1 && read > 0 {
+			text += fmt.Sprintf(": none of the %d %s of the report's documents most like it states its answer", read, plural(read, "passage", "passages"))
+		}
+		parts = append([]string{text}, parts...)
+	}
+	return parts
+}
+
+// characters is "312 characters".
+func characters(n int) string {
+	return strconv.Itoa(n) + " " + plural(n, "character", "characters")
 }
 
 // hasOrphans reports whether a sentence answers a nugget no longer in the

@@ -1,8 +1,11 @@
 package offline
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -58,7 +61,8 @@ type extractCandidate struct {
 //     fact of the answer's kind in its place when the sentence uses at
 //     least 0.75 of the question's terms and three of them);
 //   - q, the share of the question's terms it uses, weighted (the
-//     request's own terms 0.6, others 1; template words left out);
+//     request's own terms 0.6, others 1; template words left out), the
+//     speaker and year it will be attributed to counting as used;
 //   - r, the share of the title and problem statement terms it uses.
 //
 // It qualifies with a ≥ 0.7 and q ≥ 0.25; with a different fact of the
@@ -107,6 +111,16 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	qaTerms := distinct(append(append([]string(nil), qTerms...), aTerms...))
 
 	src := sourceOf(in.DocAuthor, in.DocDate, in.DocTitle)
+	// Every sentence taken is attributed to its speaker and year ("In
+	// 1887, Grover Cleveland reported ..."): a question that names them
+	// ("What did Cleveland say in 1887 about the surplus?") finds those
+	// words in each sentence, though the passage does not repeat them.
+	var byline []string
+	for _, t := range e.an.Terms(src.byline()) {
+		if slices.Contains(qTerms, t) {
+			byline = append(byline, t)
+		}
+	}
 	var cands []extractCandidate
 	bestAny := 0.0
 	spans := validSpans(e.an.Sentences(passage), len(passage))
@@ -116,17 +130,24 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 			continue // a question states no fact, nor does an announcement of what follows
 		}
 		terms := setOf(e.an.Terms(raw))
-		q := weightedShare(qTerms, terms, qWeight)
+		asked := terms // the sentence as the report writes it, byline included
+		if len(byline) > 0 {
+			asked = maps.Clone(terms)
+			for _, t := range byline {
+				asked[t] = true
+			}
+		}
+		q := weightedShare(qTerms, asked, qWeight)
 		if askedOfTopic {
 			// A question asked about a part of the request (see
 			// topicQuestion) is answered by a sentence that speaks of the
 			// request: its words are the request's, not the sentence's.
 			q = max(q, weightedShare(prof.core, terms, func(string) float64 { return 1 })/topicCoreShare)
 		}
-		qa := weightedShare(qaTerms, terms, qWeight)
+		qa := weightedShare(qaTerms, asked, qWeight)
 		a := answerMatch(normalize(raw, wt), answer)
 		disagrees := false
-		if a < extractAnswerMin && concreteAnswer && q >= disagreeQuestion && countIn(qTerms, terms) >= disagreeQuestionTerms &&
+		if a < extractAnswerMin && concreteAnswer && q >= disagreeQuestion && countIn(qTerms, asked) >= disagreeQuestionTerms &&
 			e.hasFactOfKind(raw, kind, wt) {
 			a, disagrees = disagreeAnswer, true
 		}
@@ -177,6 +198,18 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	})
 	best := cands[0]
 	return prompts.ExtractOutput{Found: true, Support: best.support, Sentence: best.sentence, Confidence: best.score}, best.score
+}
+
+// byline is what attribute writes of the source besides the sentence:
+// its speaker (or title) and year; "" when it writes nothing.
+func (s source) byline() string {
+	switch {
+	case s.who == "":
+		return ""
+	case s.year > 0:
+		return s.who + " " + strconv.Itoa(s.year)
+	}
+	return s.who
 }
 
 // topicCoreShare is the share of the request's title and problem
