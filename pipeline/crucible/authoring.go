@@ -536,7 +536,8 @@ func regenerateChange(nuggets int, res RegenerateResult, bank []pipeline.Nugget)
 		parts = append(parts, fmt.Sprintf("%d candidate %s dropped as unsupported by verification", res.DroppedUnsupported,
 			plural(res.DroppedUnsupported, "sentence", "sentences")))
 	}
-	parts = append(parts, res.unansweredText(bank)...)
+	head := utf8.RuneCountInString(strings.Join(parts, "; ")) + len("; ")
+	parts = append(parts, res.unansweredText(bank, pipeline.MaxChangeChars-head)...)
 	if len(parts) == 0 {
 		return "regenerated"
 	}

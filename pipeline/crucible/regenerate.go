@@ -363,20 +363,35 @@ func (e *Engine) noSentence(id string, cands []pipeline.Candidate, text []pipeli
 	return ns
 }
 
-// unansweredText says, for the history, which changed nuggets got no
+// unansweredText says, for the history, which changed nugget got no
 // sentence and why, naming each by its question (bank) rather than its
-// id: "no sentence found for “…”" (none of the passages read states its
-// answer), "“…” is answered by sentence 4 already", "no room for the
-// sentence found for “…”: it needs 312 characters, the length limit
-// leaves 79", "the candidates for “…” failed verification".
-func (res RegenerateResult) unansweredText(bank []pipeline.Nugget) []string {
+// id: "no sentence found for “…”: none of the 24 passages read states
+// its answer", "“…” is answered by sentence 4 already", "no room for the
+// sentence found for “…”: 312 characters, 79 left under the limit", "the
+// 3 candidate sentences for “…” failed verification". The questions are
+// cut shorter when the parts, joined by "; ", would not fit in room
+// characters (a version's change is pipeline.MaxChangeChars at most).
+func (res RegenerateResult) unansweredText(bank []pipeline.Nugget, room int) []string {
+	var parts []string
+	for _, cut := range []int{regenerateQuestionChars, 60, 40, 24} {
+		parts = res.unansweredParts(bank, cut)
+		if utf8.RuneCountInString(strings.Join(parts, "; ")) <= room {
+			break
+		}
+	}
+	return parts
+}
+
+// unansweredParts is unansweredText with the questions cut to cut
+// characters.
+func (res RegenerateResult) unansweredParts(bank []pipeline.Nugget, cut int) []string {
 	questions := make(map[string]string, len(bank))
 	for _, n := range bank {
 		questions[n.ID] = n.Question
 	}
 	name := func(id string) string {
 		if q := questions[id]; q != "" {
-			return "“" + shorten(q, regenerateQuestionChars) + "”"
+			return "“" + shorten(q, cut) + "”"
 		}
 		return "a removed nugget"
 	}
@@ -388,8 +403,8 @@ func (res RegenerateResult) unansweredText(bank []pipeline.Nugget) []string {
 		case NoSentenceRepeats:
 			parts = append(parts, fmt.Sprintf("%s is answered by sentence %d already", name(id), ns.Repeats))
 		case NoSentenceNoRoom:
-			parts = append(parts, fmt.Sprintf("no room for the sentence found for %s: it needs %s, the length limit leaves %s",
-				name(id), characters(ns.Needs), characters(ns.Left)))
+			parts = append(parts, fmt.Sprintf("no room for the sentence found for %s: %s, %s left under the limit",
+				name(id), characters(ns.Needs), thousands(ns.Left)))
 		case NoSentenceUnsupported:
 			parts = append(parts, fmt.Sprintf("the %d %s for %s failed verification", ns.Candidates,
 				plural(ns.Candidates, "candidate sentence", "candidate sentences"), name(id)))
@@ -401,16 +416,28 @@ func (res RegenerateResult) unansweredText(bank []pipeline.Nugget) []string {
 	if len(notFound) > 0 {
 		text := "no sentence found for " + strings.Join(notFound, ", ")
 		if len(notFound) == 1 && read > 0 {
-			text += fmt.Sprintf(": none of the %d %s of the report's documents most like it states its answer", read, plural(read, "passage", "passages"))
+			text += fmt.Sprintf(": none of the %d %s read states its answer", read, plural(read, "passage", "passages"))
 		}
 		parts = append([]string{text}, parts...)
 	}
 	return parts
 }
 
-// characters is "312 characters".
+// characters is "1,312 characters".
 func characters(n int) string {
-	return strconv.Itoa(n) + " " + plural(n, "character", "characters")
+	return thousands(n) + " " + plural(n, "character", "characters")
+}
+
+// thousands writes n with thousands separated by commas, as pages do.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // hasOrphans reports whether a sentence answers a nugget no longer in the

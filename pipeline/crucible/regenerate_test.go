@@ -174,7 +174,7 @@ func TestRegenerateSaysWhyNoSentence(t *testing.T) {
 	if got := res.Reasons["a1"]; got.Why != NoSentenceRepeats || got.Repeats != 1 {
 		t.Errorf("a nugget the kept sentence answers: %+v, want it to repeat sentence 1", got)
 	}
-	if got, want := strings.Join(res.unansweredText(bank), "; "), "“What did Cleveland say in 1887 about the surplus?” is answered by sentence 1 already"; got != want {
+	if got, want := strings.Join(res.unansweredText(bank, pipeline.MaxChangeChars), "; "), "“What did Cleveland say in 1887 about the surplus?” is answered by sentence 1 already"; got != want {
 		t.Errorf("history\n got %q\nwant %q", got, want)
 	}
 
@@ -187,9 +187,9 @@ func TestRegenerateSaysWhyNoSentence(t *testing.T) {
 	if got.Why != NoSentenceNoRoom || got.Left != 39 || got.Needs <= got.Left || got.Candidates == 0 {
 		t.Errorf("a nugget whose sentence does not fit: %+v, want no room (39 characters left)", got)
 	}
-	if text := strings.Join(res.unansweredText(bank), "; "); !strings.HasPrefix(text, "no room for the sentence found for “What did Cleveland propose in 1887 to stop the surplus?”: it needs ") ||
-		!strings.HasSuffix(text, ", the length limit leaves 39 characters") {
-		t.Errorf("history %q", text)
+	if text, want := strings.Join(res.unansweredText(bank, pipeline.MaxChangeChars), "; "),
+		fmt.Sprintf("no room for the sentence found for “What did Cleveland propose in 1887 to stop the surplus?”: %s, 39 left under the limit", characters(got.Needs)); text != want {
+		t.Errorf("history\n got %q\nwant %q", text, want)
 	}
 
 	// Nothing retrieved states it.
@@ -199,9 +199,9 @@ func TestRegenerateSaysWhyNoSentence(t *testing.T) {
 	if got := res.Reasons["a3"]; got.Why != NoSentenceNotFound || got.Read == 0 || got.Candidates != 0 {
 		t.Errorf("a nugget nothing states: %+v, want not found, with the passages read", got)
 	}
-	want := fmt.Sprintf("no sentence found for “Which crew landed on the Moon in 1969?”: none of the %d passages of the report's documents most like it states its answer",
+	want := fmt.Sprintf("no sentence found for “Which crew landed on the Moon in 1969?”: none of the %d passages read states its answer",
 		res.Reasons["a3"].Read)
-	if got := strings.Join(res.unansweredText(bank), "; "); got != want {
+	if got := strings.Join(res.unansweredText(bank, pipeline.MaxChangeChars), "; "); got != want {
 		t.Errorf("history\n got %q\nwant %q", got, want)
 	}
 }
@@ -221,10 +221,26 @@ func TestUnansweredText(t *testing.T) {
 	want := []string{
 		"no sentence found for “D?”, a removed nugget",
 		"“A?” is answered by sentence 4 already",
-		"no room for the sentence found for “B?”: it needs 312 characters, the length limit leaves 1 character",
+		"no room for the sentence found for “B?”: 312 characters, 1 left under the limit",
 		"the 3 candidate sentences for “C?” failed verification",
 	}
-	if diff := cmp.Diff(want, res.unansweredText(bank)); diff != "" {
+	if diff := cmp.Diff(want, res.unansweredText(bank, pipeline.MaxChangeChars)); diff != "" {
 		t.Errorf("history (-want +got)\n%s", diff)
+	}
+}
+
+// A version's change is at most pipeline.MaxChangeChars: the history of
+// a regeneration cuts its questions shorter rather than its reasons.
+func TestRegenerateChangeFits(t *testing.T) {
+	long := "How large was the Treasury surplus Cleveland reported in 1887, and what did he ask Congress to do with it?"
+	bank := []pipeline.Nugget{{ID: "a1", Question: long}}
+	res := RegenerateResult{Dropped: 1, Unanswered: []string{"a1"},
+		Reasons: map[string]NoSentence{"a1": {Why: NoSentenceNoRoom, Needs: 1510, Left: 179, Candidates: 2}}}
+	got := regenerateChange(1, res, bank)
+	if n := utf8.RuneCountInString(got); n > pipeline.MaxChangeChars || !strings.HasSuffix(got, "”: 1,510 characters, 179 left under the limit") {
+		t.Errorf("change (%d characters) %q; want the reason whole within %d", n, got, pipeline.MaxChangeChars)
+	}
+	if !strings.Contains(got, "“How large was the Treasury surplus") {
+		t.Errorf("change %q does not name the question", got)
 	}
 }
