@@ -26,12 +26,14 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bleve_index_api "github.com/blevesearch/bleve_index_api"
 
@@ -95,6 +97,12 @@ type Index struct {
 
 	// segs caches what the pruned scorer computes per segment (segcache.go).
 	segs segCache
+
+	// unsaved counts the batches Bleve has not written to disk yet; Close
+	// waits for them. saveErr is the first error Bleve reported saving one.
+	unsaved sync.WaitGroup
+	saveMu  sync.Mutex
+	saveErr error
 }
 
 // newMapping builds the index mapping: one analysed field, nothing stored.
@@ -136,7 +144,15 @@ func Open(path string, opts Options) (*Index, error) {
 	}
 	// Only one process may hold the index: wait briefly for the lock, then
 	// say who probably has it instead of hanging.
-	idx, err := bleve.OpenUsing(path, map[string]any{"bolt_timeout": "2s"})
+	//
+	// Batches are "unsafe" in Bleve's words: a batch is searchable when
+	// Batch returns and is written to disk in the background, instead of
+	// every batch waiting for its own fsync. Nothing can be lost by it:
+	// each batch carries the store's batch number (the watermark) and
+	// Bleve saves it with the batch, so after a crash the saved index says
+	// which stored batches it lacks and the next start indexes them again
+	// (app.catchUp). Close waits until every batch is saved.
+	idx, err := bleve.OpenUsing(path, map[string]any{"bolt_timeout": "2s", "unsafe_batch": true})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("open index %s: %w (a running `crucible serve`?): stop it first", path, ErrIndexInUse)
 	}
@@ -200,7 +216,51 @@ func (ix *Index) Current() (bool, error) {
 }
 
 // Close closes the index.
-func (ix *Index) Close() error { return ix.idx.Close() }
+// Close saves what is not saved yet and closes the index. If saving
+// takes longer than closeWait (a failing disk), it closes anyway and says
+// so: the store keeps every passage and the next start indexes the
+// batches the index lacks.
+func (ix *Index) Close() error {
+	saved := make(chan struct{})
+	go func() { ix.unsaved.Wait(); close(saved) }()
+	var err error
+	select {
+	case <-saved:
+		ix.saveMu.Lock()
+		err = ix.saveErr
+		ix.saveMu.Unlock()
+	case <-time.After(closeWait):
+		err = fmt.Errorf("index %s: batches not saved after %s; the next start indexes them again from the store", ix.path, closeWait)
+	}
+	if cerr := ix.idx.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// closeWait bounds how long Close waits for batches to reach the disk.
+const closeWait = 2 * time.Minute
+
+// batch applies a Bleve batch, counting it as unsaved until Bleve has
+// written it to disk.
+func (ix *Index) batch(b *bleve.Batch) error {
+	ix.unsaved.Add(1)
+	b.SetPersistedCallback(func(err error) {
+		if err != nil {
+			ix.saveMu.Lock()
+			ix.saveErr = fmt.Errorf("index %s: save a batch: %w", ix.path, err)
+			ix.saveMu.Unlock()
+		}
+		ix.unsaved.Done()
+	})
+	if err := ix.idx.Batch(b); err != nil {
+		// A batch Bleve refused is not introduced, and its callback may
+		// never run.
+		ix.unsaved.Done()
+		return err
+	}
+	return nil
+}
 
 // Path is the index directory ("" for an in-memory index).
 func (ix *Index) Path() string { return ix.path }
@@ -236,15 +296,19 @@ func (ix *Index) terms(text string) (string, uint64) {
 	return sb.String(), uint64(len(ts))
 }
 
-// analysed is a passage after analysis.
+// analysed is a passage after analysis: its id, its number of terms (the
+// field length BM25 normalises by) and, when wanted, the field Bleve
+// indexes, its term frequencies counted already.
 type analysed struct {
 	id    string
-	terms string
 	n     uint64
+	field *termsField
 }
 
-// analyseAll analyses the passages of docs on every core, in order.
-func (ix *Index) analyseAll(ctx context.Context, docs []pipeline.IngestDocument) ([]analysed, error) {
+// analyseAll analyses the passages of docs on every core, in order; with
+// fields set it also counts each passage's term frequencies, so Bleve
+// indexes them without analysing the text again.
+func (ix *Index) analyseAll(ctx context.Context, docs []pipeline.IngestDocument, fields bool) ([]analysed, error) {
 	var out []analysed
 	var bodies []string
 	for _, d := range docs {
@@ -268,13 +332,56 @@ func (ix *Index) analyseAll(ctx context.Context, docs []pipeline.IngestDocument)
 				if ctx.Err() != nil {
 					return
 				}
-				out[i].terms, out[i].n = ix.terms(bodies[i])
+				ts := ix.analyzer.Analyze([]byte(bodies[i]))
+				out[i].n = uint64(len(ts))
+				if fields {
+					out[i].field = newTermsField(ts, len(bodies[i]))
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	return out, ctx.Err()
 }
+
+// termsField is a passage's body field, analysed already: Bleve's Analyze
+// has nothing left to do. Only the terms are indexed (no stored value, no
+// term vectors, no doc values), as the mapping says.
+type termsField struct {
+	length int
+	freqs  bleve_index_api.TokenFrequencies
+	bytes  uint64
+}
+
+func newTermsField(ts analysis.TokenStream, textBytes int) *termsField {
+	f := &termsField{length: len(ts), bytes: uint64(textBytes), freqs: make(bleve_index_api.TokenFrequencies, len(ts))}
+	for _, t := range ts {
+		tf, ok := f.freqs[string(t.Term)]
+		if !ok {
+			tf = &bleve_index_api.TokenFreq{Term: t.Term}
+			f.freqs[string(t.Term)] = tf
+		}
+		tf.SetFrequency(tf.Frequency() + 1)
+	}
+	return f
+}
+
+func (f *termsField) Name() string             { return bodyField }
+func (f *termsField) Value() []byte            { return nil }
+func (f *termsField) ArrayPositions() []uint64 { return nil }
+func (f *termsField) EncodedFieldType() byte   { return 't' }
+func (f *termsField) Analyze()                 {}
+func (f *termsField) Options() bleve_index_api.FieldIndexingOptions {
+	return bleve_index_api.IndexField
+}
+func (f *termsField) AnalyzedLength() int { return f.length }
+func (f *termsField) AnalyzedTokenFrequencies() bleve_index_api.TokenFrequencies {
+	return f.freqs
+}
+func (f *termsField) NumPlainTextBytes() uint64 { return f.bytes }
+
+// Size is the field's memory, which Bleve accounts for per batch.
+func (f *termsField) Size() int { return 48 + f.freqs.Size() }
 
 // IndexDocuments indexes the passages of docs, replacing any passage with
 // the same id. previous are the stored versions of documents that docs
@@ -305,7 +412,7 @@ func (ix *Index) IndexBatch(ctx context.Context, bt pipeline.IndexBatch) error {
 		newCount[d.Doc.ID] = len(d.Passages)
 	}
 	b := ix.idx.NewBatch()
-	old, err := ix.analyseAll(ctx, previous)
+	old, err := ix.analyseAll(ctx, previous, false)
 	if err != nil {
 		return err
 	}
@@ -319,13 +426,13 @@ func (ix *Index) IndexBatch(ctx context.Context, bt pipeline.IndexBatch) error {
 			}
 		}
 	}
-	cur, err := ix.analyseAll(ctx, docs)
+	cur, err := ix.analyseAll(ctx, docs, true)
 	if err != nil {
 		return err
 	}
 	for _, a := range cur {
 		total += a.n
-		if err := b.Index(a.id, map[string]any{bodyField: a.terms}); err != nil {
+		if err := b.IndexAdvanced(document.NewDocument(a.id).AddField(a.field)); err != nil {
 			return fmt.Errorf("index passage %s: %w", a.id, err)
 		}
 	}
@@ -342,7 +449,7 @@ func (ix *Index) IndexBatch(ctx context.Context, bt pipeline.IndexBatch) error {
 			b.SetInternal(keyWatermark, append([]byte(nil), buf[:k]...))
 		}
 	}
-	if err := ix.idx.Batch(b); err != nil {
+	if err := ix.batch(b); err != nil {
 		return fmt.Errorf("index batch: %w", err)
 	}
 	return nil
@@ -368,7 +475,9 @@ func (ix *Index) setWatermark(seq int64) error {
 	}
 	var buf [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(buf[:], uint64(seq))
-	if err := ix.idx.SetInternal(keyWatermark, buf[:k]); err != nil {
+	b := ix.idx.NewBatch()
+	b.SetInternal(keyWatermark, buf[:k])
+	if err := ix.batch(b); err != nil {
 		return fmt.Errorf("index: write watermark: %w", err)
 	}
 	return nil

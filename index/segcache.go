@@ -56,10 +56,12 @@ func (t *termPostings) bytes() int64 {
 	return int64(4*len(t.docs) + 2*len(t.tf16) + 4*len(t.tf32) + 4*len(t.bmax) + 96)
 }
 
-// segState is what the scorer keeps about one segment.
+// segState is what the scorer keeps about one segment. The segment itself
+// is not kept: the same segment (same id, same contents) is reopened from
+// disk once it is persisted, so readers pass the snapshot's own.
 type segState struct {
-	id  uint64
-	seg segment.Segment
+	id    uint64
+	count uint64 // documents in the segment, deleted ones included
 	// lens holds passage lengths by document number (0: not yet seen),
 	// filled as terms are decoded; written and read atomically.
 	lens []uint32
@@ -139,7 +141,7 @@ func (c *segCache) state(id uint64, seg segment.Segment, live func(uint64) bool)
 		c.segs = map[uint64]*segState{}
 	}
 	s, ok := c.segs[id]
-	if ok && s.seg.Count() == seg.Count() {
+	if ok && s.count == seg.Count() {
 		return s
 	}
 	for old, os := range c.segs {
@@ -148,7 +150,7 @@ func (c *segCache) state(id uint64, seg segment.Segment, live func(uint64) bool)
 			delete(c.segs, old)
 		}
 	}
-	s = &segState{id: id, seg: seg, terms: map[string]*termEntry{}, lens: make([]uint32, seg.Count())}
+	s = &segState{id: id, count: seg.Count(), terms: map[string]*termEntry{}, lens: make([]uint32, seg.Count())}
 	c.segs[id] = s
 	return s
 }
@@ -322,14 +324,14 @@ func decode(s *segState, dict segment.TermDictionary, term string, avgdl, k1, b 
 // docOrdinals maps the segment's document numbers to document ordinals,
 // reading every passage id once (the first document-level search of a
 // segment pays for it).
-func (s *segState) docOrdinals(t *docTable) ([]uint32, error) {
+func (s *segState) docOrdinals(seg segment.Segment, t *docTable) ([]uint32, error) {
 	s.docsOnce.Do(func() {
-		n := s.seg.Count()
+		n := s.count
 		ord := make([]uint32, n)
 		var last string
 		var lastOrd uint32
 		for i := uint64(0); i < n; i++ {
-			raw, err := s.seg.DocID(i)
+			raw, err := seg.DocID(i)
 			if err != nil {
 				s.docsErr = fmt.Errorf("search: read passage id %d: %w", i, err)
 				return

@@ -342,7 +342,7 @@ func (ix *Index) scorePruned(ctx context.Context, r any, terms []string, qtf map
 		}
 		var docOrd []uint32
 		if docs {
-			if docOrd, err = pt.st.docOrdinals(&ix.segs.docs); err != nil {
+			if docOrd, err = pt.st.docOrdinals(segs[i].Segment(), &ix.segs.docs); err != nil {
 				return nil, 0, true, err
 			}
 		}
@@ -372,7 +372,7 @@ func (ix *Index) scorePruned(ctx context.Context, r any, terms []string, qtf map
 		ords := make([][]uint32, len(segs))
 		for i := range segs {
 			if !matched[i].IsEmpty() {
-				if ords[i], err = per[i].st.docOrdinals(&ix.segs.docs); err != nil {
+				if ords[i], err = per[i].st.docOrdinals(segs[i].Segment(), &ix.segs.docs); err != nil {
 					return nil, 0, true, err
 				}
 			}
