@@ -33,6 +33,7 @@ type benchFlags struct {
 	work     string
 	k        int
 	passes   int
+	warmup   int
 	docs     bool
 	markdown bool
 	peers    []string
@@ -70,7 +71,8 @@ func cmdBench(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	scales := fs.String("scale", "1,10", "comma-separated corpus replication factors (10 = every passage ten times, with new ids)")
 	fs.StringVar(&bf.work, "work", "", "scratch `folder`, kept afterwards (default: a temporary folder, each scale's files removed once measured)")
 	fs.IntVar(&bf.k, "k", 10, "hits per search")
-	fs.IntVar(&bf.passes, "passes", 5, "times each query is run (after one warm-up pass)")
+	fs.IntVar(&bf.passes, "passes", 5, "timed passes over the queries (after the warm-up)")
+	fs.IntVar(&bf.warmup, "warmup", 1, "untimed passes over the queries first (the first one's hits are compared)")
 	fs.BoolVar(&bf.docs, "docs", false, "search: rank documents (MaxP) instead of passages (not with --peers)")
 	fs.BoolVar(&bf.markdown, "markdown", false, "print the table as Markdown")
 	peers := fs.String("peers", "", "comma-separated peers to run side by side: lucene, xapian (see bench/README.md)")
@@ -83,6 +85,9 @@ func cmdBench(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		return err
 	}
 	var err error
+	if bf.passes < 1 || bf.warmup < 1 {
+		return fmt.Errorf("%w: --passes and --warmup need at least 1", errUsage)
+	}
 	if bf.scales, err = parseScales(*scales); err != nil {
 		return err
 	}
@@ -403,17 +408,21 @@ type timing struct {
 	QPS float64
 }
 
-// measure runs fn for every query once to warm up, keeping the ids it
-// returns, and then passes times, timing each run and the process's CPU
-// time over all of them.
-func measure(queries []benchQuery, passes int, fn func(q string) ([]string, error)) (timing, [][]string, error) {
+// measure runs fn for every query warmup times untimed, keeping the ids
+// the first pass returns, and then passes times, timing each run and the
+// process's CPU time over all of them.
+func measure(queries []benchQuery, warmup, passes int, fn func(q string) ([]string, error)) (timing, [][]string, error) {
 	hits := make([][]string, len(queries))
-	for i, q := range queries {
-		ids, err := fn(q.Text)
-		if err != nil {
-			return timing{}, nil, fmt.Errorf("query %q: %w", q.Text, err)
+	for w := 0; w < max(1, warmup); w++ {
+		for i, q := range queries {
+			ids, err := fn(q.Text)
+			if err != nil {
+				return timing{}, nil, fmt.Errorf("query %q: %w", q.Text, err)
+			}
+			if w == 0 {
+				hits[i] = ids
+			}
 		}
-		hits[i] = ids
 	}
 	if passes < 1 {
 		return timing{}, hits, nil
@@ -453,9 +462,9 @@ func benchSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocum
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d queries (%s) × %d passes after a warm-up pass, top %d %s, one at a time\n",
-		len(queries), bf.queries, bf.passes, bf.k, unit(bf.docs))
-	fmt.Fprintln(stdout, "crucible rank = Index.Score (BM25 ranking, ids); crucible page = Searcher.Search as the search page calls it (ranking, text, title, highlighted fragments); "+
+	fmt.Fprintf(stdout, "%d queries (%s) × %d timed passes after %d warm-up pass(es), top %d %s, one at a time\n",
+		len(queries), bf.queries, bf.passes, bf.warmup, bf.k, unit(bf.docs))
+	fmt.Fprintln(stdout, "crucible rank = Index.Score (BM25 ranking, ids); crucible page = Searcher.Search as the search page calls it (ranking, exact total, text, title, highlighted fragments); "+
 		"fts5 = bm25() ORDER BY rank over an OR of the words Crucible keeps, with text; lucene, xapian = top-k ids (bench/README.md)")
 	var rows []benchRow
 	for _, scale := range bf.scales {
@@ -498,7 +507,7 @@ func crucibleSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDo
 	rank := build
 	rank.Engine = engineCrucibleRank
 	rank.HasSearch = true
-	rank.Timing, rank.Hits, err = measure(queries, bf.passes, func(q string) ([]string, error) {
+	rank.Timing, rank.Hits, err = measure(queries, bf.warmup, bf.passes, func(q string) ([]string, error) {
 		rk, err := a.index.Score(ctx, q, bf.docs, bf.k)
 		if err != nil {
 			return nil, err
@@ -516,8 +525,10 @@ func crucibleSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDo
 	page := build
 	page.Engine = engineCruciblePage
 	page.HasSearch = true
-	page.Timing, page.Hits, err = measure(queries, bf.passes, func(q string) ([]string, error) {
-		res, err := s.Search(ctx, pipeline.SearchRequest{Query: q, K: bf.k, Docs: bf.docs, Highlight: true})
+	page.Timing, page.Hits, err = measure(queries, bf.warmup, bf.passes, func(q string) ([]string, error) {
+		// As the search page asks: highlighted fragments and the exact
+		// number of matches it shows.
+		res, err := s.Search(ctx, pipeline.SearchRequest{Query: q, K: bf.k, Docs: bf.docs, Highlight: true, Count: true})
 		if err != nil {
 			return nil, err
 		}
@@ -548,7 +559,7 @@ func crucibleSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDo
 			return nil, err
 		}
 		frow.HasSearch = true
-		frow.Timing, frow.Hits, err = measure(queries, bf.passes, func(q string) ([]string, error) {
+		frow.Timing, frow.Hits, err = measure(queries, bf.warmup, bf.passes, func(q string) ([]string, error) {
 			return searchFTS5(ctx, db, byText[q], bf.k)
 		})
 		db.Close()

@@ -318,6 +318,7 @@ type peerOutput struct {
 	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
 	Queries           int     `json:"queries"`
 	Passes            int     `json:"passes"`
+	Warmup            int     `json:"warmup"`
 	K                 int     `json:"k"`
 	P50MS             float64 `json:"p50_ms"`
 	P99MS             float64 `json:"p99_ms"`
@@ -410,7 +411,7 @@ func (bf benchFlags) runPeers(ctx context.Context, docs []pipeline.IngestDocumen
 		if err := exportQueries(queriesFile, queries); err != nil {
 			return nil, err
 		}
-		args = append(args, "--queries", queriesFile, "--passes", strconv.Itoa(bf.passes))
+		args = append(args, "--queries", queriesFile, "--passes", strconv.Itoa(bf.passes), "--warmup", strconv.Itoa(bf.warmup))
 	} else {
 		args = append(args, "--passes", "0")
 	}
