@@ -168,7 +168,7 @@ func TestSearchPage(t *testing.T) {
 	}
 
 	req := s.searcher.lastRequest(t)
-	wantReq := pipeline.SearchRequest{Query: "union", K: 10, Offset: 0, Highlight: true}
+	wantReq := pipeline.SearchRequest{Query: "union", K: 10, Offset: 0, Highlight: true, Count: true}
 	if diff := cmp.Diff(wantReq, req); diff != "" {
 		t.Errorf("search request (-want +got):\n%s", diff)
 	}
