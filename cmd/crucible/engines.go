@@ -12,6 +12,7 @@ import (
 
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/analysis"
 	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/export"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
@@ -67,6 +68,22 @@ type indexAnalyzer struct{ ix *index.Index }
 
 func (a indexAnalyzer) Terms(text string) []string            { return a.ix.Terms(text) }
 func (a indexAnalyzer) Sentences(text string) []pipeline.Span { return index.Sentences(text) }
+
+// newAnalysisCache returns a cache of the index's analysis of texts (terms,
+// term sets, sentence spans), bounded by analysis.DefaultMaxBytes.
+func newAnalysisCache(ix *index.Index) *analysis.Cache {
+	return analysis.New(ix.Terms, index.Sentences, analysis.Options{})
+}
+
+// cachedAnalyzer is indexAnalyzer with terms and sentences from a cache of
+// analysed texts shared with the report pipeline.
+type cachedAnalyzer struct {
+	indexAnalyzer
+	texts *analysis.Cache
+}
+
+func (a cachedAnalyzer) Terms(text string) []string            { return a.texts.Terms(text) }
+func (a cachedAnalyzer) Sentences(text string) []pipeline.Span { return a.texts.Sentences(text) }
 
 // TermStats returns the index's passage statistics of terms
 // (offline.CollectionStats), false when the index is empty or cannot be
@@ -142,11 +159,15 @@ func (c *statsCache) get(ix *index.Index, terms []string) (offline.TermStats, bo
 // it comes first, as the default). Every model call goes through the
 // SQLite cache.
 func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) {
+	// One cache of analysed texts for every report of the process, read
+	// by the pipeline (scanning, the evidence feature) and the offline
+	// engine alike: each passage is analysed once.
+	texts := newAnalysisCache(a.index)
 	pipelineFor := func(model pipeline.Model, label string, sp engineSpec) *crucible.Engine {
 		return &crucible.Engine{
 			Defaults: sp.defaults, ScanLimit: sp.scanLimit, Embedder: sp.embedder,
 			Searcher: a.searcher(), Store: a.db, Model: model,
-			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Sentences: index.Sentences, Name: label,
+			Terms: texts.Terms, TermSet: texts.TermSet, SentenceKey: a.index.SentenceKey, Sentences: texts.Sentences, Name: label,
 			DocFreq:     a.docFreq,
 			NewReranker: a.rerankerFor(model, sp),
 			Ranker:      a.db.ActiveRanker,
@@ -155,7 +176,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 	off := jobs.Engine{
 		Info: pipeline.EngineInfo{ID: "offline", Label: export.OfflineLabel, Offline: true, Defaults: crucible.OfflineHeuristics},
 		Pipeline: pipelineFor(llm.Cached{
-			Next: offline.New(indexAnalyzer{a.index}), Store: a.db, Namespace: offline.Version,
+			Next: offline.New(cachedAnalyzer{indexAnalyzer{a.index}, texts}), Store: a.db, Namespace: offline.Version,
 		}, export.OfflineLabel, offlineSpec),
 	}
 	if m.url == "" {

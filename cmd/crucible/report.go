@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	verify := fs.Bool("verify", false, "run the support and coverage checks (Crucible-Verified)")
 	markdown := fs.Bool("markdown", false, "also write <request_id>.md")
 	baseline := fs.String("baseline", "", "write a baseline report instead of running the pipeline: lead (the best-matching BM25 sentences, no model)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the reports (not of opening the data folder) to this `file`")
 	s := pipeline.DefaultSettings()
 	fs.IntVar(&s.Retrieve, "retrieve", s.Retrieve, "documents retrieved (N)")
 	fs.IntVar(&s.IdeationDocs, "ideation-docs", s.IdeationDocs, "documents nuggets are drawn from (D)")
@@ -110,6 +112,17 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	}
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	w := &reportWriter{format: format, run: export.Run{TeamID: *teamID}, out: *out, runFile: runFile, markdown: *markdown, a: a}
 	defaulted := 0

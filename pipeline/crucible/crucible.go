@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/analysis"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
 	"github.com/crucible-portal/crucible/pipeline/rerank"
 )
@@ -103,6 +104,12 @@ type Engine struct {
 	// analyzer); SentenceKey the de-duplication key of a sentence.
 	Terms       func(string) []string
 	SentenceKey func(string) string
+	// TermSet, when set, returns the distinct terms of Terms(text), which
+	// its callers only read, from a cache shared by every run
+	// (pipeline/analysis): a passage is then analysed once however many
+	// nuggets, stages and reports read it. nil: each run builds the sets
+	// it needs from Terms.
+	TermSet func(string) analysis.Set
 	// Sentences splits text into sentence spans, for the evidence
 	// feature of nugget ranking; nil counts a passage as one sentence.
 	Sentences func(string) []pipeline.Span
@@ -191,11 +198,14 @@ type run struct {
 	passages  map[string][]pipeline.Passage
 	sentences map[string][]sentenceInfo
 	dmu       sync.Mutex
+	// loads makes concurrent readers of one document, its passages or
+	// its sentences wait for a single read (see flight).
+	loads flight
 
 	// query is the request's title and problem statement terms, and
 	// passageRank the rank (from 0) of the request's best BM25 passages by
 	// passage id: what the evidence feature measures nuggets against.
-	query       map[string]bool
+	query       analysis.Set
 	passageRank map[string]int
 	// inPeriod holds the documents dated in a period the request names
 	// (nil when it names none or no document is dated in one; see
@@ -456,15 +466,15 @@ func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipe
 	// words requests and questions ask with ("regarding" is no subject a
 	// sentence "as regards the Monroe Doctrine" shares).
 	asking := r.termSet(pipeline.RequestWords + " " + pipeline.QuestionWords)
-	own := map[string]map[string]bool{}
+	own := map[string]analysis.Set{}
 	for _, n := range kept {
 		if !r.subject.covers(n.Question, false) {
 			continue
 		}
-		terms := map[string]bool{}
-		for t := range r.termSet(n.Question) {
-			if !r.query[t] && !asking[t] {
-				terms[t] = true
+		var terms analysis.Set
+		for _, t := range r.termSet(n.Question) {
+			if !r.query.Has(t) && !asking.Has(t) {
+				terms = append(terms, t)
 			}
 		}
 		own[n.ID] = terms
@@ -578,10 +588,10 @@ func (r *run) speaksOfSubject(docID, text string) bool {
 }
 
 // sharesTwo reports whether b holds at least two of a's terms.
-func sharesTwo(a, b map[string]bool) bool {
+func sharesTwo(a, b analysis.Set) bool {
 	n := 0
-	for t := range a {
-		if b[t] {
+	for _, t := range a {
+		if b.Has(t) {
 			if n++; n == 2 {
 				return true
 			}
@@ -928,7 +938,8 @@ func (r *run) moreCandidates(ctx context.Context, ret []pipeline.RetrievedDoc, w
 	return out, nil
 }
 
-// document loads a document once per run.
+// document loads a document once per run: concurrent callers asking for
+// the same one wait for one read.
 func (r *run) document(ctx context.Context, id string) (pipeline.Document, error) {
 	r.dmu.Lock()
 	d, ok := r.docs[id]
@@ -936,17 +947,26 @@ func (r *run) document(ctx context.Context, id string) (pipeline.Document, error
 	if ok {
 		return d, nil
 	}
-	d, err := r.e.Store.Document(ctx, id)
+	err := r.loads.do("d"+id, func() error {
+		d, err := r.e.Store.Document(ctx, id)
+		if err != nil {
+			return err
+		}
+		r.dmu.Lock()
+		r.docs[id] = d
+		r.dmu.Unlock()
+		return nil
+	})
 	if err != nil {
-		return d, err
+		return pipeline.Document{}, err
 	}
 	r.dmu.Lock()
-	r.docs[id] = d
-	r.dmu.Unlock()
-	return d, nil
+	defer r.dmu.Unlock()
+	return r.docs[id], nil
 }
 
-// passagesOf loads a document's passages once per run.
+// passagesOf loads a document's passages once per run: concurrent callers
+// asking for the same document wait for one read.
 func (r *run) passagesOf(ctx context.Context, id string) ([]pipeline.Passage, error) {
 	r.dmu.Lock()
 	ps, ok := r.passages[id]
@@ -954,14 +974,60 @@ func (r *run) passagesOf(ctx context.Context, id string) ([]pipeline.Passage, er
 	if ok {
 		return ps, nil
 	}
-	ps, err := r.e.Store.Passages(ctx, id)
+	err := r.loads.do("p"+id, func() error {
+		ps, err := r.e.Store.Passages(ctx, id)
+		if err != nil {
+			return err
+		}
+		r.dmu.Lock()
+		r.passages[id] = ps
+		r.dmu.Unlock()
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	r.dmu.Lock()
-	r.passages[id] = ps
-	r.dmu.Unlock()
-	return ps, nil
+	defer r.dmu.Unlock()
+	return r.passages[id], nil
+}
+
+// flight runs one load per key at a time: callers asking for a key being
+// loaded wait for that load and share its error (a failed load is not
+// remembered, so a later call tries again). The zero value is ready.
+type flight struct {
+	mu    sync.Mutex
+	calls map[string]*flightCall
+}
+
+type flightCall struct {
+	done chan struct{}
+	err  error
+}
+
+// do runs load for key unless a load of key is under way, in which case
+// it waits for that one.
+func (f *flight) do(key string, load func() error) error {
+	f.mu.Lock()
+	if c, ok := f.calls[key]; ok {
+		f.mu.Unlock()
+		<-c.done
+		return c.err
+	}
+	if f.calls == nil {
+		f.calls = map[string]*flightCall{}
+	}
+	c := &flightCall{done: make(chan struct{})}
+	f.calls[key] = c
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		delete(f.calls, key)
+		f.mu.Unlock()
+		close(c.done)
+	}()
+	c.err = load()
+	return c.err
 }
 
 // complete asks the model and parses its answer; a parse failure is a

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/analysis"
 )
 
 // Shape of the evidence feature (see evidence).
@@ -30,7 +31,7 @@ const (
 
 // sentenceInfo is one sentence of a stored passage with its terms.
 type sentenceInfo struct {
-	terms   map[string]bool
+	terms   analysis.Set
 	onTopic bool // speaks of the request's subject
 	figures int
 	rank    int // the passage's rank among the request's best passages; -1 beyond them
@@ -72,8 +73,8 @@ func (r *run) evidence(ctx context.Context, n pipeline.Nugget) (float64, error) 
 				continue
 			}
 			used := 0
-			for t := range r.query {
-				if s.terms[t] {
+			for _, t := range r.query {
+				if s.terms.Has(t) {
 					used++
 				}
 			}
@@ -94,9 +95,9 @@ func (r *run) evidence(ctx context.Context, n pipeline.Nugget) (float64, error) 
 }
 
 // holdsAll reports whether set has every term of sub.
-func holdsAll(set, sub map[string]bool) bool {
-	for t := range sub {
-		if !set[t] {
+func holdsAll(set, sub analysis.Set) bool {
+	for _, t := range sub {
+		if !set.Has(t) {
 			return false
 		}
 	}
@@ -131,6 +132,11 @@ func (r *run) sentencesOf(ctx context.Context, id string) ([]sentenceInfo, error
 				continue
 			}
 			text := p.Text[sp.Start:sp.End]
+			if r.e.TermSet != nil {
+				// The list first: the subject reads it, and the set is
+				// then made from it without a second analysis.
+				r.e.Terms(text)
+			}
 			ss = append(ss, sentenceInfo{terms: r.termSet(text), onTopic: r.subject.covers(text, r.outOfPeriod(id)), figures: countFigures(text), rank: rank})
 		}
 	}

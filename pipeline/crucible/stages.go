@@ -1,15 +1,18 @@
 package crucible
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/analysis"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
 	"github.com/crucible-portal/crucible/pipeline/rerank"
 )
@@ -63,23 +66,31 @@ func (r *run) ideate(ctx context.Context, ret []pipeline.RetrievedDoc) ([]pipeli
 	return all, nil
 }
 
-// termSet is a nugget's content terms.
-func (r *run) termSet(text string) map[string]bool {
-	set := map[string]bool{}
-	for _, t := range r.e.Terms(text) {
-		set[t] = true
+// termSet is the set of a text's content terms: shared through
+// Engine.TermSet when the engine has one, so callers must not modify it.
+func (r *run) termSet(text string) analysis.Set {
+	if r.e.TermSet != nil {
+		return r.e.TermSet(text)
 	}
-	return set
+	return analysis.NewSet(r.e.Terms(text))
 }
 
-func jaccard(a, b map[string]bool) float64 {
+// jaccard is |a ∩ b| / |a ∪ b|, 0 when both are empty.
+func jaccard(a, b analysis.Set) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 0
 	}
 	inter := 0
-	for t := range a {
-		if b[t] {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
 			inter++
+			i++
+			j++
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
@@ -170,7 +181,7 @@ func capPairs(all []scoredPair, n int) []pipeline.PairJudgement {
 // nuggets whose question and answer terms overlap enough (or whose answers
 // are equal), at most pairsPerNugget per nugget, most similar first.
 func (r *run) candidatePairs(ns []pipeline.Nugget) []pipeline.PairJudgement {
-	sets := make([]map[string]bool, len(ns))
+	sets := make([]analysis.Set, len(ns))
 	answers := make([]string, len(ns))
 	for i, n := range ns {
 		sets[i] = r.termSet(n.Question + " " + n.Answer)
@@ -354,54 +365,134 @@ func boolf(b bool) float64 {
 
 // scanTarget is a passage to scan for a nugget, with its lexical promise.
 type scanTarget struct {
-	p     pipeline.Passage
+	p     *pipeline.Passage
 	title string
 	score float64
 	order int
+}
+
+// scanPool is every passage of the retrieved documents, in retrieval
+// order, with an inverted index of their terms: built once per run, it
+// scores the passages for a nugget by the nugget's few terms rather than
+// by asking every passage about each of them.
+type scanPool struct {
+	targets []scanTarget // score 0; order from 1
+	// postings lists, for each term, the targets whose passage holds it.
+	postings map[string][]int32
+}
+
+// newScanPool reads the passages of the retrieved documents and their
+// terms (passageTerms).
+func (r *run) newScanPool(ctx context.Context, ret []pipeline.RetrievedDoc, passageTerms func(*pipeline.Passage) analysis.Set) (*scanPool, error) {
+	pool := &scanPool{postings: map[string][]int32{}}
+	for _, d := range ret {
+		ps, err := r.passagesOf(ctx, d.DocID)
+		if err != nil {
+			return nil, err
+		}
+		for j := range ps {
+			p := &ps[j]
+			i := int32(len(pool.targets))
+			pool.targets = append(pool.targets, scanTarget{p: p, title: d.Title, order: len(pool.targets) + 1})
+			for _, t := range passageTerms(p) {
+				pool.postings[t] = append(pool.postings[t], i)
+			}
+		}
+	}
+	return pool, nil
 }
 
 // scanOrder lists every passage of the retrieved documents for the
 // nugget, most promising first by a cheap lexical prefilter (each question
 // term shared scores 1, each answer term 2; passages of the nugget's own
 // source documents that score at least scanPromiseMin gain
-// ownSourceBonus), retrieval order breaking ties.
-func (r *run) scanOrder(ctx context.Context, n pipeline.Nugget, ret []pipeline.RetrievedDoc, passageTerms func(pipeline.Passage) map[string]bool) ([]scanTarget, error) {
-	q := r.termSet(n.Question)
-	a := r.termSet(n.Answer)
+// ownSourceBonus), retrieval order breaking ties. The scan stage builds
+// the pool once for all its nuggets.
+func (r *run) scanOrder(ctx context.Context, n pipeline.Nugget, ret []pipeline.RetrievedDoc, passageTerms func(*pipeline.Passage) analysis.Set) ([]scanTarget, error) {
+	pool, err := r.newScanPool(ctx, ret, passageTerms)
+	if err != nil {
+		return nil, err
+	}
+	return pool.order(r, n), nil
+}
+
+// order is scanOrder over the pool.
+func (pool *scanPool) order(r *run, n pipeline.Nugget) []scanTarget {
+	scores := make([]float64, len(pool.targets))
+	for _, t := range r.termSet(n.Question) {
+		for _, i := range pool.postings[t] {
+			scores[i]++
+		}
+	}
+	for _, t := range r.termSet(n.Answer) {
+		for _, i := range pool.postings[t] {
+			scores[i] += 2
+		}
+	}
 	own := map[string]bool{}
 	for _, id := range n.Sources {
 		own[id] = true
 	}
-	var out []scanTarget
-	order := 0
-	for _, d := range ret {
+	// The passages that share a term, best first (a stable sort: ties in
+	// retrieval order), then the others in retrieval order: the order a
+	// stable sort of them all by score gives, since no score is below 0.
+	var promising []int32
+	for i, sc := range scores {
+		if sc <= 0 {
+			continue
+		}
+		if sc >= scanPromiseMin && own[pool.targets[i].p.DocID] {
+			// The nugget's own source states it for certain: its
+			// passages come first among equally promising ones.
+			scores[i] += ownSourceBonus
+		}
+		promising = append(promising, int32(i))
+	}
+	slices.SortStableFunc(promising, func(a, b int32) int { return cmp.Compare(scores[b], scores[a]) })
+	out := make([]scanTarget, 0, len(pool.targets))
+	for _, i := range promising {
+		t := pool.targets[i]
+		t.score = scores[i]
+		out = append(out, t)
+	}
+	for i, t := range pool.targets {
+		if scores[i] <= 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// passageTermSets returns the term sets of every passage of the retrieved
+// documents, keyed by the passage (a pointer into the run's passages),
+// analysing the documents in parallel.
+func (r *run) passageTermSets(ctx context.Context, ret []pipeline.RetrievedDoc) (map[*pipeline.Passage]analysis.Set, error) {
+	perDoc := make([][]analysis.Set, len(ret))
+	err := pipeline.ForEach(ctx, len(ret), r.s.Concurrency, func(ctx context.Context, i int) error {
+		ps, err := r.passagesOf(ctx, ret[i].DocID)
+		if err != nil {
+			return err
+		}
+		sets := make([]analysis.Set, len(ps))
+		for j, p := range ps {
+			sets[j] = r.termSet(p.Text)
+		}
+		perDoc[i] = sets
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[*pipeline.Passage]analysis.Set{}
+	for i, d := range ret {
 		ps, err := r.passagesOf(ctx, d.DocID)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range ps {
-			order++
-			terms := passageTerms(p)
-			score := 0.0
-			for t := range q {
-				if terms[t] {
-					score++
-				}
-			}
-			for t := range a {
-				if terms[t] {
-					score += 2
-				}
-			}
-			if score >= scanPromiseMin && own[d.DocID] {
-				// The nugget's own source states it for certain: its
-				// passages come first among equally promising ones.
-				score += ownSourceBonus
-			}
-			out = append(out, scanTarget{p: p, title: d.Title, score: score, order: order})
+		for j := range ps {
+			out[&ps[j]] = perDoc[i][j]
 		}
 	}
-	sortStable(out, func(x, y scanTarget) bool { return x.score > y.score })
 	return out, nil
 }
 
@@ -474,21 +565,16 @@ type nuggetScan struct {
 // it in Settings.CalibratedThreshold.
 func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.RetrievedDoc) ([]pipeline.Candidate, error) {
 	r.enter(StageScan, len(kept))
-	// Passage terms are computed once per run, on demand.
-	var tmu sync.Mutex
-	termsOf := map[string]map[string]bool{}
-	passageTerms := func(p pipeline.Passage) map[string]bool {
-		tmu.Lock()
-		t, ok := termsOf[p.ID()]
-		tmu.Unlock()
-		if ok {
-			return t
-		}
-		t = r.termSet(p.Text)
-		tmu.Lock()
-		termsOf[p.ID()] = t
-		tmu.Unlock()
-		return t
+	// Every passage's terms, read before the nuggets fan out, in parallel
+	// by document: each passage is analysed once per run (once per
+	// process with Engine.TermSet), and every nugget then only looks up.
+	termsOf, err := r.passageTermSets(ctx, ret)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := r.newScanPool(ctx, ret, func(p *pipeline.Passage) analysis.Set { return termsOf[p] })
+	if err != nil {
+		return nil, err
 	}
 	scans := make([]*nuggetScan, len(kept))
 	// read reads a nugget's next batch of passages.
@@ -511,11 +597,8 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 	// The first round: every nugget reads its first batch. Every nugget
 	// scans at once: the model (its slots or the client's concurrency
 	// limit) bounds the calls really in flight.
-	err := pipeline.ForEach(ctx, len(kept), r.s.Concurrency, func(ctx context.Context, i int) error {
-		targets, err := r.scanOrder(ctx, kept[i], ret, passageTerms)
-		if err != nil {
-			return err
-		}
+	err = pipeline.ForEach(ctx, len(kept), r.s.Concurrency, func(ctx context.Context, i int) error {
+		targets := pool.order(r, kept[i])
 		ns := &nuggetScan{n: kept[i], targets: targets}
 		ns.reach = r.scanReach(targets)
 		scans[i] = ns

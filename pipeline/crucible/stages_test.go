@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/analysis"
 )
 
 // passageSearcher answers passage searches with fixed hits, best first.
@@ -112,7 +113,7 @@ func TestScanOrderPrefersOwnSource(t *testing.T) {
 	r := &run{h: allRules, e: &Engine{Store: c, Terms: terms}, docs: map[string]pipeline.Document{}, passages: map[string][]pipeline.Passage{}}
 	ret := []pipeline.RetrievedDoc{{Rank: 1, DocID: "d1"}, {Rank: 2, DocID: "d2"}}
 	ng := pipeline.Nugget{ID: "n2.1", Question: "The canal treaty was signed in what year?", Answer: "1903", Sources: []string{"d2"}}
-	got, err := r.scanOrder(context.Background(), ng, ret, func(p pipeline.Passage) map[string]bool { return r.termSet(p.Text) })
+	got, err := r.scanOrder(context.Background(), ng, ret, func(p *pipeline.Passage) analysis.Set { return r.termSet(p.Text) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/analysis"
 )
 
 // fakeDocFreq is a collection of 1,000 passages in which each listed term
@@ -113,7 +114,7 @@ func TestSubjectStatisticsError(t *testing.T) {
 func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
 	r := &run{e: &Engine{Terms: words},
 		subject:  &subject{terms: words, anchors: map[string]bool{"tariff": true}, phrases: map[[2]string]bool{}, acronyms: map[string]bool{}},
-		query:    map[string]bool{"tariff": true, "debates": true},
+		query:    analysis.NewSet([]string{"tariff", "debates"}),
 		inPeriod: map[string]bool{"in": true}}
 	kept := []pipeline.Nugget{
 		{ID: "n1", Question: "How much did the tariff raise duties on wool and sugar?"},
