@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -178,10 +179,42 @@ var (
 		winter morning evening night decade century term`))
 )
 
+// pointsAheadWords are the words rePointsAhead and reTheFollowing need, in
+// lower case: a sentence holding none of them (nor a colon, for `:\s*$`)
+// matches neither, and most sentences hold none. The expressions, slow on
+// long sentences, then need not run.
+var pointsAheadWords = [][]byte{[]byte("follow"), []byte("special"), []byte("section"),
+	[]byte("i shall "), []byte("we shall "), []byte("i will "), []byte("we will "), []byte("i now "), []byte("we now ")}
+
+// mayPointAhead reports whether s may match rePointsAhead or
+// reTheFollowing: it holds a colon or one of pointsAheadWords, in any case.
+// The two letters outside ASCII that (?i) matches with ASCII ones ("ſ" for
+// s, the Kelvin sign for k) leave the answer to the expressions.
+func mayPointAhead(s string) bool {
+	if strings.ContainsAny(s, ":ſ\u212a") {
+		return true
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	for _, w := range pointsAheadWords {
+		if bytes.Contains(b, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // pointsAhead reports whether a sentence announces what follows it rather
 // than saying anything itself.
 func pointsAhead(s string) bool {
 	s = strings.TrimSpace(s)
+	if !mayPointAhead(s) {
+		return false
+	}
 	if rePointsAhead.MatchString(s) {
 		return true
 	}

@@ -318,14 +318,33 @@ func stripSalutation(s string) string {
 // to the end of a sentence ("... full employment. (k) Education.").
 var reTrailingHeading = regexp.MustCompile(`([.!?])\s+\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})[.)]\s+[A-Z][\w ,'’-]{0,60}\.?$`)
 
+// mayTrailHeading reports whether s may hold a heading reTrailingHeading
+// finds: a '.', '!' or '?' followed by white space (the expression's \s)
+// comes first in one, and most sentences have none before their end. The
+// expression, slow on long sentences, then need not run.
+func mayTrailHeading(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		switch s[i] {
+		case '.', '!', '?':
+			switch s[i+1] {
+			case ' ', '\t', '\n', '\f', '\r':
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // stripHeading removes a heading that sentence splitting left in a
 // sentence: at its start, words of three or more letters all in capitals
 // before a capitalised word, after an optional list number ("RAILWAYS We
 // have determined ...", "6. SOCIAL SECURITY Benefit payments ..."); at its
 // end, a numbered heading after the closing full stop ("(k) Education.").
 func stripHeading(s string) string {
-	if m := reTrailingHeading.FindStringSubmatchIndex(s); m != nil {
-		s = s[:m[3]]
+	if mayTrailHeading(s) {
+		if m := reTrailingHeading.FindStringSubmatchIndex(s); m != nil {
+			s = s[:m[3]]
+		}
 	}
 	fields := strings.Fields(s)
 	k := 0
