@@ -29,6 +29,10 @@ type slowModel struct {
 
 	mu    sync.Mutex
 	calls map[pipeline.Task]int
+	// perNugget counts the extractions of each nugget (by question and
+	// answer): a nugget reads its passages a batch after another, so its
+	// count divided by the batch size is a chain of dependent rounds.
+	perNugget map[prompts.QA]int
 }
 
 func (m *slowModel) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
@@ -45,6 +49,9 @@ func (m *slowModel) Complete(ctx context.Context, req pipeline.ModelRequest) (pi
 	}
 	m.mu.Lock()
 	m.calls[req.Task]++
+	if in, ok := req.Input.(prompts.ExtractInput); ok {
+		m.perNugget[in.Nugget]++
+	}
 	m.mu.Unlock()
 	return m.next.Complete(ctx, req)
 }
@@ -70,6 +77,25 @@ func (o *stageObserver) Progress(p pipeline.Progress) {
 func (o *stageObserver) Retrieved(context.Context, []pipeline.RetrievedDoc) error { return nil }
 func (o *stageObserver) Nuggets(context.Context, []pipeline.Nugget) error         { return nil }
 func (o *stageObserver) Candidates(context.Context, []pipeline.Candidate) error   { return nil }
+
+// durations lists each stage's wall clock, the last one ending at end.
+func (o *stageObserver) durations(end time.Time) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := ""
+	for i, st := range o.starts {
+		next := end
+		if i+1 < len(o.starts) {
+			next = o.starts[i+1].at
+		}
+		out += fmt.Sprintf(" %s=%.2f", st.stage, next.Sub(st.at).Seconds())
+	}
+	return out
+}
+
+// scanBatchSize is how many passages of one nugget the scan reads at once
+// (pipeline/crucible's scanBatch).
+const scanBatchSize = 4
 
 // benchReport runs report requests against a simulated endpoint and
 // compares (a) wall clock with the critical-path bound and (b) model calls
@@ -110,11 +136,14 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "request\twall s\tbound s\twall/bound\tcalls\tnaive calls\tcalls/naive\tsentences\t")
 	var breakdown []string
+	// One cache of analysed texts for the whole run, as a portal process
+	// has (see engines).
+	texts := newAnalysisCache(a.index)
 	for _, req := range reqs {
-		model := &slowModel{next: offline.New(indexAnalyzer{a.index}), latency: *latency,
-			slots: make(chan struct{}, *slots), calls: map[pipeline.Task]int{}}
+		model := &slowModel{next: offline.New(cachedAnalyzer{indexAnalyzer{a.index}, texts}), latency: *latency,
+			slots: make(chan struct{}, *slots), calls: map[pipeline.Task]int{}, perNugget: map[prompts.QA]int{}}
 		eng := &crucible.Engine{Searcher: a.searcher(), Store: a.db, Model: model,
-			Terms: a.index.Terms, SentenceKey: a.index.SentenceKey, Name: "simulated endpoint"}
+			Terms: texts.Terms, TermSet: texts.TermSet, SentenceKey: a.index.SentenceKey, Name: "simulated endpoint"}
 		obs := &stageObserver{}
 		start := time.Now()
 		rep, err := eng.Generate(ctx, req, s, obs)
@@ -142,7 +171,14 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		for _, t := range tasks {
 			line += fmt.Sprintf(" %s=%d", t, model.calls[pipeline.Task(t)])
 		}
-		breakdown = append(breakdown, line)
+		breakdown = append(breakdown, line, req.ID+" stages (wall s):"+obs.durations(start.Add(wall)))
+		longest := 0
+		for _, c := range model.perNugget {
+			longest = max(longest, c)
+		}
+		breakdown = append(breakdown, fmt.Sprintf("%s scan: the longest nugget read %d passages, %d rounds of %d at %s: %.2f s",
+			req.ID, longest, (longest+scanBatchSize-1)/scanBatchSize, scanBatchSize, *latency,
+			float64((longest+scanBatchSize-1)/scanBatchSize)*latency.Seconds()))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
