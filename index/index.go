@@ -200,7 +200,7 @@ func wrap(idx bleve.Index, path string, opts Options) (*Index, error) {
 		idx.Close()
 		return nil, fmt.Errorf("open index %s: analyzer %q missing", path, en.AnalyzerName)
 	}
-	ix := &Index{idx: idx, path: path, opts: opts, analyzer: a}
+	ix := &Index{idx: idx, path: path, opts: opts, analyzer: withStemCache(a)}
 	ix.segs.limit = opts.PostingsCacheBytes
 	return ix, nil
 }

@@ -18,22 +18,19 @@ type memSource struct {
 	docs map[string]pipeline.IngestDocument
 }
 
-func (m *memSource) Passage(_ context.Context, docID string, ord int) (pipeline.Passage, error) {
-	d, ok := m.docs[docID]
-	if !ok || ord >= len(d.Passages) {
-		return pipeline.Passage{}, pipeline.ErrNotFound
-	}
-	return d.Passages[ord], nil
-}
-
-func (m *memSource) Titles(_ context.Context, ids []string) (map[string]string, error) {
-	out := map[string]string{}
+func (m *memSource) HitPassages(_ context.Context, ids []string) (map[string]pipeline.Passage, map[string]string, error) {
+	ps, titles := map[string]pipeline.Passage{}, map[string]string{}
 	for _, id := range ids {
-		if d, ok := m.docs[id]; ok {
-			out[id] = d.Doc.Title
+		docID, ord, err := pipeline.ParsePassageID(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d, ok := m.docs[docID]; ok && ord < len(d.Passages) {
+			ps[id] = d.Passages[ord]
+			titles[docID] = d.Doc.Title
 		}
 	}
-	return out, nil
+	return ps, titles, nil
 }
 
 // doc builds an ingest document whose passages are the given texts.

@@ -314,10 +314,11 @@ func better(a, b Scored) bool {
 	return a.PassageID < b.PassageID
 }
 
-// PassageSource supplies passage text and document titles for results.
+// PassageSource supplies the passages of a page of hits and their
+// documents' titles, in one read: passages by passage id (absent when
+// unknown) and titles by document id.
 type PassageSource interface {
-	Passage(ctx context.Context, docID string, ordinal int) (pipeline.Passage, error)
-	Titles(ctx context.Context, ids []string) (map[string]string, error)
+	HitPassages(ctx context.Context, ids []string) (map[string]pipeline.Passage, map[string]string, error)
 }
 
 // Searcher answers pipeline.SearchRequest with the index and the store.
@@ -361,9 +362,9 @@ func (s *Searcher) Search(ctx context.Context, req pipeline.SearchRequest) (pipe
 	page := ranked[req.Offset:]
 	ids := make([]string, 0, len(page))
 	for _, sc := range page {
-		ids = append(ids, sc.DocID)
+		ids = append(ids, sc.PassageID)
 	}
-	titles, err := s.Source.Titles(ctx, ids)
+	passages, titles, err := s.Source.HitPassages(ctx, ids)
 	if err != nil {
 		return res, err
 	}
@@ -372,9 +373,9 @@ func (s *Searcher) Search(ctx context.Context, req pipeline.SearchRequest) (pipe
 		termSet[t] = true
 	}
 	for i, sc := range page {
-		p, err := s.Source.Passage(ctx, sc.DocID, sc.Ordinal)
-		if err != nil {
-			return res, fmt.Errorf("search result %s: %w (the index may be out of date: run crucible reindex)", sc.PassageID, err)
+		p, ok := passages[sc.PassageID]
+		if !ok {
+			return res, fmt.Errorf("search result %s: %w (the index may be out of date: run crucible reindex)", sc.PassageID, pipeline.ErrNotFound)
 		}
 		h := pipeline.Hit{
 			Rank: req.Offset + i + 1, Score: sc.Score,

@@ -23,6 +23,11 @@ type IngestStats struct {
 // process dies) after the store committed, the index's batch number says
 // which batches it lacks and the next reader indexes them; nothing stored
 // is lost. Documents stored already exactly as given are not written again.
+//
+// With Overlap set, indexing a batch overlaps with reading and storing the
+// next one: a full batch's index write runs in the background while Add
+// goes on, one at a time and in order; Flush waits for it. An index error
+// is then returned by the next Add or Flush.
 type Ingester struct {
 	Store     DocumentWriter
 	Index     PassageIndexer
@@ -36,10 +41,14 @@ type Ingester struct {
 	// *TooManyPassagesError and nothing of it is stored, so one huge
 	// document cannot swell the index and the store.
 	MaxPassages int
+	// Overlap indexes each full batch in the background while the next
+	// one is read and stored (a bulk load on several cores).
+	Overlap bool
 
 	batch      []IngestDocument
 	batchBytes int
 	stats      IngestStats
+	indexing   chan error // the batch being indexed in the background, if any
 }
 
 // TooManyPassagesError refuses a document that segments into more
@@ -77,7 +86,7 @@ func (in *Ingester) Add(ctx context.Context, doc Document) error {
 		bb = 8 << 20
 	}
 	if len(in.batch) >= bd || in.batchBytes >= bb {
-		return in.Flush(ctx)
+		return in.flush(ctx, false)
 	}
 	return nil
 }
@@ -99,9 +108,29 @@ func (in *Ingester) segment(doc Document) []Span {
 	return out
 }
 
-// Flush writes the queued documents.
+// Flush writes the queued documents and waits until every batch is
+// indexed.
 func (in *Ingester) Flush(ctx context.Context) error {
+	return in.flush(ctx, true)
+}
+
+// waitIndex waits for the batch being indexed in the background.
+func (in *Ingester) waitIndex() error {
+	if in.indexing == nil {
+		return nil
+	}
+	err := <-in.indexing
+	in.indexing = nil
+	return err
+}
+
+// flush stores the queued documents and starts indexing them; with wait
+// it also waits for the index.
+func (in *Ingester) flush(ctx context.Context, wait bool) error {
 	if len(in.batch) == 0 {
+		if wait {
+			return in.waitIndex()
+		}
 		return nil
 	}
 	batch := in.batch
@@ -141,11 +170,24 @@ func (in *Ingester) Flush(ctx context.Context) error {
 	for _, b := range written {
 		in.stats.Passages += len(b.Passages)
 	}
-	if len(written) == 0 {
-		return nil
+	// Batches reach the index in the order they were stored.
+	if err := in.waitIndex(); err != nil {
+		return err
 	}
-	if err := in.Index.IndexBatch(ctx, IndexBatch{Seq: res.Batch, Docs: written, Previous: res.Previous}); err != nil {
-		return fmt.Errorf("documents were stored but indexing failed (run `crucible reindex` to rebuild the index): %w", err)
+	if len(written) > 0 {
+		done := make(chan error, 1)
+		b := IndexBatch{Seq: res.Batch, Docs: written, Previous: res.Previous}
+		go func() {
+			if err := in.Index.IndexBatch(ctx, b); err != nil {
+				done <- fmt.Errorf("documents were stored but indexing failed (run `crucible reindex` to rebuild the index): %w", err)
+				return
+			}
+			done <- nil
+		}()
+		in.indexing = done
+	}
+	if wait || !in.Overlap {
+		return in.waitIndex()
 	}
 	return nil
 }

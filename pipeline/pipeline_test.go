@@ -3,8 +3,11 @@ package pipeline_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -141,5 +144,76 @@ func TestIngesterRefusesTooManyPassages(t *testing.T) {
 	}
 	if diff := cmp.Diff([][]string{{"ok=one two three"}}, w.batches); diff != "" {
 		t.Errorf("stored (-want +got)\n%s", diff)
+	}
+}
+
+// slowIndex records the order batches arrive in and whether two ever
+// overlap; it can fail on a given batch.
+type slowIndex struct {
+	mu      sync.Mutex
+	busy    bool
+	overlap bool
+	seqs    []int64
+	failOn  int64
+}
+
+func (f *slowIndex) IndexBatch(_ context.Context, b pipeline.IndexBatch) error {
+	f.mu.Lock()
+	if f.busy {
+		f.overlap = true
+	}
+	f.busy = true
+	f.mu.Unlock()
+	time.Sleep(time.Millisecond)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.busy = false
+	f.seqs = append(f.seqs, b.Seq)
+	if b.Seq == f.failOn {
+		return errors.New("disk full")
+	}
+	return nil
+}
+
+// seqWriter numbers its batches as the store's journal does.
+type seqWriter struct{ n int64 }
+
+func (w *seqWriter) ReplaceDocuments(_ context.Context, batch []pipeline.IngestDocument) (pipeline.ReplaceResult, error) {
+	w.n++
+	return pipeline.ReplaceResult{Inserted: len(batch), Batch: w.n}, nil
+}
+
+// TestIngesterOverlap indexes in the background with Overlap: batches
+// reach the index one at a time, in the order they were stored, all of
+// them by the time Flush returns, and an index failure comes back from the
+// next call.
+func TestIngesterOverlap(t *testing.T) {
+	ctx := context.Background()
+	ix := &slowIndex{}
+	in := &pipeline.Ingester{Store: &seqWriter{}, Index: ix, Segment: words, BatchDocs: 2, Overlap: true}
+	for i := 0; i < 21; i++ {
+		if err := in.Add(ctx, pipeline.Document{ID: fmt.Sprint("d", i), Text: "some words"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	if diff := cmp.Diff(want, ix.seqs); diff != "" || ix.overlap {
+		t.Errorf("batches indexed (-want +got), overlapping %v\n%s", ix.overlap, diff)
+	}
+
+	ix = &slowIndex{failOn: 2}
+	in = &pipeline.Ingester{Store: &seqWriter{}, Index: ix, Segment: words, BatchDocs: 1, Overlap: true}
+	var err error
+	for i := 0; i < 10 && err == nil; i++ {
+		err = in.Add(ctx, pipeline.Document{ID: fmt.Sprint("d", i), Text: "text"})
+	}
+	if err == nil {
+		err = in.Flush(ctx)
+	}
+	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "crucible reindex") {
+		t.Errorf("index failure in the background: err = %v, want it reported with advice to reindex", err)
 	}
 }

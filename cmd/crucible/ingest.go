@@ -126,7 +126,7 @@ func ingest(ctx context.Context, a *app, paths []string, o ingestOptions, stderr
 	if bar != nil {
 		opts.Progress = func(n int64) { bar.Add64(n) }
 	}
-	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages, BatchDocs: o.BatchDocs}
+	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages, BatchDocs: o.BatchDocs, Overlap: true}
 	tooLong := 0
 	problem := func(p corpus.Problem) {
 		if bar != nil {

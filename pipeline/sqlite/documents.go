@@ -120,6 +120,58 @@ func (d *DB) Passage(ctx context.Context, docID string, ordinal int) (pipeline.P
 	return p, nil
 }
 
+// HitPassages loads the passages named by ids ("doc#ordinal") and the
+// titles of their documents in one query per 400 passages (a search page,
+// or a retrieval of 100 documents, is one round trip). Unknown passages
+// are absent from the map; a malformed id is an error.
+func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline.Passage, map[string]string, error) {
+	passages := make(map[string]pipeline.Passage, len(ids))
+	titles := make(map[string]string)
+	const chunk = 400
+	for len(ids) > 0 {
+		part := ids[:min(chunk, len(ids))]
+		ids = ids[len(part):]
+		args := make([]any, 0, 2*len(part))
+		var q strings.Builder
+		// A join with the list (not "IN (VALUES ...)", which SQLite
+		// answers by scanning every passage) looks each one up by key.
+		q.WriteString(`SELECT p.doc_id, p.ordinal, p.start, p."end", p.text, d.title FROM (VALUES `)
+		for i, id := range part {
+			docID, ord, err := pipeline.ParsePassageID(id)
+			if err != nil {
+				return nil, nil, err
+			}
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString("(?,?)")
+			args = append(args, docID, ord)
+		}
+		q.WriteString(`) v JOIN passages p ON p.doc_id = v.column1 AND p.ordinal = v.column2
+			JOIN documents d ON d.id = p.doc_id`)
+		rows, err := d.db.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load passages: %w", err)
+		}
+		for rows.Next() {
+			var p pipeline.Passage
+			var title string
+			if err := rows.Scan(&p.DocID, &p.Ordinal, &p.Start, &p.End, &p.Text, &title); err != nil {
+				rows.Close()
+				return nil, nil, fmt.Errorf("load passages: %w", err)
+			}
+			passages[p.ID()] = p
+			titles[p.DocID] = title
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("load passages: %w", err)
+		}
+	}
+	return passages, titles, nil
+}
+
 // Titles returns the titles of the given documents; unknown ids are absent
 // from the map.
 func (d *DB) Titles(ctx context.Context, ids []string) (map[string]string, error) {

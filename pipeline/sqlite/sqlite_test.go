@@ -227,3 +227,41 @@ func TestDocumentDates(t *testing.T) {
 	}
 	var _ pipeline.DateLister = db
 }
+
+// TestHitPassages loads a page of passages with their titles in one read:
+// more ids than one query takes, unknown ones left out, a malformed one
+// refused.
+func TestHitPassages(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpenDB(t)
+	var batch []pipeline.IngestDocument
+	for i := 0; i < 300; i++ {
+		batch = append(batch, ingestDoc(fmt.Sprintf("d%03d", i), fmt.Sprintf("Title %d", i), "one", "two", "three"))
+	}
+	if _, err := db.ReplaceDocuments(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := 299; i >= 0; i-- {
+		ids = append(ids, fmt.Sprintf("d%03d#%d", i, i%3))
+	}
+	ids = append(ids, "d000#7", "nope#0")
+	ps, titles, err := db.HitPassages(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 300 || len(titles) != 300 {
+		t.Fatalf("%d passages, %d titles; want 300 each", len(ps), len(titles))
+	}
+	p := ps["d123#0"]
+	want := batch[123].Passages[0]
+	if p != want || titles["d123"] != "Title 123" {
+		t.Errorf("d123#0 = %+v, title %q; want %+v, Title 123", p, titles["d123"], want)
+	}
+	if _, ok := ps["d000#7"]; ok {
+		t.Error("an unknown ordinal was found")
+	}
+	if _, _, err := db.HitPassages(ctx, []string{"no-ordinal"}); !errors.Is(err, pipeline.ErrInvalid) {
+		t.Errorf("malformed id: err = %v, want ErrInvalid", err)
+	}
+}
