@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -61,5 +62,59 @@ func TestStemCacheAnalysesAsBleve(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("the Porter stemmer was not replaced by the remembering one")
+	}
+}
+
+// TestMatchesAnalysesOnlyWhatCanMatch compares the highlighter's matches
+// with those of analysing whole texts, over every passage of the demo
+// corpus's first documents and query terms drawn from them (common and
+// rare words, stems that rewrite their last letters, numbers), and over
+// texts made to trip it.
+func TestMatchesAnalysesOnlyWhatCanMatch(t *testing.T) {
+	ix, err := Open(t.TempDir()+"/ix", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var texts []string
+	_, err = corpus.Walk(context.Background(), []string{"../testdata/corpora/sotu.jsonl.gz"}, corpus.Options{},
+		func(d pipeline.Document) error {
+			if len(texts) < 400 {
+				for _, s := range Segment(d.Text, pipeline.MaxPassageChars) {
+					texts = append(texts, d.Text[s.Start:s.End])
+				}
+			}
+			return nil
+		}, func(corpus.Problem) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts,
+		"The MOBILITY of the mobile army; valency, Valencies. Ability, abilities!",
+		"U.S. citizens' rights—the President's (federal) \u201cgovernment\u201d\u00a0act 1,000.5 $140,000,000",
+		"A \u212aelvin sign and \u0130stanbul, caf\u00e9 CAF\u00c9")
+	queries := []string{"mobility ability valency", "government federal", "president right", "act 1,000.5 140,000,000",
+		"kelvin istanbul", "café", "a the of", "relational conditional operators", "sizer gator"}
+	for i := 0; i < len(texts); i += 37 {
+		words := strings.Fields(texts[i])
+		if len(words) > 3 {
+			queries = append(queries, strings.Join(words[len(words)/2:len(words)/2+3], " "))
+		}
+	}
+	for _, q := range queries {
+		terms, _ := ix.QueryTerms(q)
+		set := map[string]bool{}
+		for _, tm := range terms {
+			set[tm] = true
+		}
+		for _, text := range texts {
+			want, got := ix.matchesAll(text, set), ix.matches(text, set)
+			if len(want) == 0 && len(got) == 0 {
+				continue
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("query %q on %q: (-whole text +runs)\n%s", q, text, diff)
+			}
+		}
 	}
 }

@@ -177,3 +177,37 @@ func BenchmarkTopK(b *testing.B) {
 		ix.Close()
 	}
 }
+
+// BenchmarkSearchPage measures a search page's work on the demo corpus:
+// the top 10 passages, counted exactly, their text and highlighted
+// fragments (from an in-memory source: no SQLite).
+func BenchmarkSearchPage(b *testing.B) {
+	docs := loadDemo(b)
+	ctx := context.Background()
+	ix, err := index.Open(filepath.Join(b.TempDir(), "ix"), index.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	src := &memStore{docs: map[string]pipeline.IngestDocument{}, keep: true}
+	in := &pipeline.Ingester{Store: src, Index: ix, Segment: index.Segment}
+	for _, d := range docs {
+		if err := in.Add(ctx, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	s := &index.Searcher{Index: ix, Source: src}
+	qs := benchQueries(b)
+	for _, hl := range []bool{false, true} {
+		b.Run(fmt.Sprintf("highlight=%v", hl), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Search(ctx, pipeline.SearchRequest{Query: qs[i%len(qs)], K: 10, Highlight: hl, Count: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

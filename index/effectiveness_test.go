@@ -144,9 +144,11 @@ func evaluateCollection(t *testing.T, dir, qrelsName string, textOnly bool, meas
 }
 
 // memStore is a DocumentWriter that keeps nothing but counts (the index
-// under test is all that matters here).
+// under test is all that matters here), or with keep the documents, as a
+// PassageSource.
 type memStore struct {
 	docs map[string]pipeline.IngestDocument
+	keep bool
 }
 
 func (m *memStore) ReplaceDocuments(_ context.Context, batch []pipeline.IngestDocument) (pipeline.ReplaceResult, error) {
@@ -157,7 +159,25 @@ func (m *memStore) ReplaceDocuments(_ context.Context, batch []pipeline.IngestDo
 		} else {
 			r.Inserted++
 		}
-		m.docs[b.Doc.ID] = pipeline.IngestDocument{Doc: pipeline.Document{ID: b.Doc.ID}}
+		if m.keep {
+			m.docs[b.Doc.ID] = b
+		} else {
+			m.docs[b.Doc.ID] = pipeline.IngestDocument{Doc: pipeline.Document{ID: b.Doc.ID}}
+		}
 	}
 	return r, nil
+}
+
+func (m *memStore) HitPassages(_ context.Context, ids []string) (map[string]pipeline.Passage, map[string]string, error) {
+	ps, titles := map[string]pipeline.Passage{}, map[string]string{}
+	for _, id := range ids {
+		docID, ord, err := pipeline.ParsePassageID(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d, ok := m.docs[docID]; ok && ord < len(d.Passages) {
+			ps[id], titles[docID] = d.Passages[ord], d.Doc.Title
+		}
+	}
+	return ps, titles, nil
 }

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -25,10 +27,75 @@ func (ix *Index) Mark(text, query string) pipeline.Fragment {
 }
 
 // matches returns the byte spans of tokens of text whose term is in set.
+//
+// Only the words that can match are analysed. The analysis never changes
+// a word's first letters: lower-casing aside, the Porter stemmer rewrites
+// at most the word's last letters (a stem without its last two letters
+// starts every word stemmed to it: "mobility" → "mobl", "valency" →
+// "valenc"), and the possessive and stop filters drop tokens. And tokens
+// never span ASCII white space. So the runs of text between white space
+// that hold, case aside, the start of some term are the only ones
+// analysed, each alone, which gives their tokens exactly as analysing the
+// whole text does. A term that is not ASCII, or a text holding one of the
+// two letters Unicode lower-cases to ASCII (U+0130, U+212A), is matched
+// by analysing all of it.
 func (ix *Index) matches(text string, set map[string]bool) []pipeline.Span {
 	if len(set) == 0 {
 		return nil
 	}
+	var prefixes []string
+	for t := range set {
+		p := t[:max(1, len(t)-2)]
+		if !isASCII(p) || t == "" {
+			return ix.matchesAll(text, set)
+		}
+		prefixes = append(prefixes, p)
+	}
+	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
+		return ix.matchesAll(text, set)
+	}
+	lower := asciiLower(text)
+	var runs []pipeline.Span // the white-space-delimited runs to analyse
+	for _, p := range prefixes {
+		for from := 0; from < len(lower); {
+			i := strings.Index(lower[from:], p)
+			if i < 0 {
+				break
+			}
+			i += from
+			start, end := i, i+len(p)
+			for start > 0 && !asciiSpace(lower[start-1]) {
+				start--
+			}
+			for end < len(lower) && !asciiSpace(lower[end]) {
+				end++
+			}
+			runs = append(runs, pipeline.Span{Start: start, End: end})
+			from = end
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Start < runs[j].Start })
+	var out []pipeline.Span
+	last := -1
+	for _, r := range runs {
+		if r.Start < last {
+			continue // the same run, found by another term
+		}
+		last = r.End
+		for _, t := range ix.analyzer.Analyze([]byte(text[r.Start:r.End])) {
+			if set[string(t.Term)] {
+				out = append(out, pipeline.Span{Start: r.Start + t.Start, End: r.Start + t.End})
+			}
+		}
+	}
+	return out
+}
+
+// matchesAll is matches by analysing the whole text.
+func (ix *Index) matchesAll(text string, set map[string]bool) []pipeline.Span {
 	var out []pipeline.Span
 	for _, t := range ix.analyzer.Analyze([]byte(text)) {
 		if set[string(t.Term)] {
@@ -36,6 +103,31 @@ func (ix *Index) matches(text string, set map[string]bool) []pipeline.Span {
 		}
 	}
 	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// asciiLower lower-cases the ASCII letters of s, leaving every other byte
+// (and so every offset) as it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // markRange splits text[from:to] into parts, marking the spans inside it.
