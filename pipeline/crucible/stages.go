@@ -577,12 +577,22 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 		return nil, err
 	}
 	scans := make([]*nuggetScan, len(kept))
+	// Every nugget scans at once, its extractions taking turns for the
+	// stage's Concurrency slots, the nugget with most passages left to
+	// read first (see slots): it is the stage's critical path. Which
+	// passages a nugget reads does not depend on the turns.
+	calls := newSlots(r.s.Concurrency)
 	// read reads a nugget's next batch of passages.
 	read := func(ctx context.Context, ns *nuggetScan) error {
+		left := ns.reach - ns.next
 		batch := ns.targets[ns.next:min(ns.next+scanBatch, ns.reach)]
 		ns.next += len(batch)
 		found := make([]*pipeline.Candidate, len(batch))
 		err := pipeline.ForEach(ctx, len(batch), scanBatch, func(ctx context.Context, j int) error {
+			if err := calls.acquire(ctx, left); err != nil {
+				return err
+			}
+			defer calls.release()
 			c, err := r.extract(ctx, ns.n, batch[j])
 			found[j] = c
 			return err
@@ -594,10 +604,8 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 		}
 		return err
 	}
-	// The first round: every nugget reads its first batch. Every nugget
-	// scans at once: the model (its slots or the client's concurrency
-	// limit) bounds the calls really in flight.
-	err = pipeline.ForEach(ctx, len(kept), r.s.Concurrency, func(ctx context.Context, i int) error {
+	// The first round: every nugget reads its first batch.
+	err = pipeline.ForEach(ctx, len(kept), len(kept), func(ctx context.Context, i int) error {
 		targets := pool.order(r, kept[i])
 		ns := &nuggetScan{n: kept[i], targets: targets}
 		ns.reach = r.scanReach(targets)
@@ -638,7 +646,7 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 		return confident >= r.s.ScanCandidates
 	}
 	var done counter
-	err = pipeline.ForEach(ctx, len(kept), r.s.Concurrency, func(ctx context.Context, i int) error {
+	err = pipeline.ForEach(ctx, len(kept), len(kept), func(ctx context.Context, i int) error {
 		defer func() { r.tick(done.inc(), len(kept)) }()
 		ns := scans[i]
 		for !stop(ns) {

@@ -1,0 +1,105 @@
+package crucible
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// waitQueued waits until n calls wait for a slot.
+func waitQueued(t *testing.T, s *slots, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		k := len(s.waiting)
+		s.mu.Unlock()
+		if k == n {
+			return
+		}
+	}
+	t.Fatalf("%d calls never came to wait", n)
+}
+
+func TestSlotsHighestPriorityFirst(t *testing.T) {
+	s := newSlots(1)
+	ctx := context.Background()
+	if err := s.acquire(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		order []int
+		wg    sync.WaitGroup
+	)
+	for i, p := range []int{1, 5, 3, 5} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.acquire(ctx, p); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, p*10+i)
+			mu.Unlock()
+			s.release()
+		}()
+		waitQueued(t, s, i+1)
+	}
+	s.release()
+	wg.Wait()
+	want := []int{51, 53, 32, 10} // priority, then first come
+	for i := range want {
+		if i >= len(order) || order[i] != want[i] {
+			t.Fatalf("slots granted in the order %v, want %v", order, want)
+		}
+	}
+}
+
+func TestSlotsBoundAndCancel(t *testing.T) {
+	s := newSlots(3)
+	var in, most atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.acquire(context.Background(), i%7); err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.release()
+			n := in.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			time.Sleep(time.Millisecond)
+			in.Add(-1)
+		}()
+	}
+	wg.Wait()
+	if m := most.Load(); m > 3 || m < 1 {
+		t.Errorf("%d calls held a slot at once, bound 3", m)
+	}
+	// A call that gives up waiting leaves the slots as they were.
+	for range 3 {
+		if err := s.acquire(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- s.acquire(ctx, 9) }()
+	waitQueued(t, s, 1)
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled call got a slot")
+	}
+	for range 3 {
+		s.release()
+	}
+	if s.free != 3 || len(s.waiting) != 0 {
+		t.Errorf("after the cancelled call: %d free, %d waiting; want 3 and 0", s.free, len(s.waiting))
+	}
+}
