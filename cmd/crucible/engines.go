@@ -169,7 +169,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 			Searcher: a.searcher(), Store: a.db, Model: model,
 			Terms: texts.Terms, TermSet: texts.TermSet, SentenceKey: a.index.SentenceKey, Sentences: texts.Sentences, Name: label,
 			DocFreq:     a.docFreq,
-			NewReranker: a.rerankerFor(model, sp),
+			NewReranker: a.rerankerFor(model, sp, texts.Terms),
 			Ranker:      a.db.ActiveRanker,
 		}
 	}
@@ -230,9 +230,10 @@ func (m modelFlags) withModel(name string) modelFlags {
 // rerankerFor returns the reranker factory of an engine whose (cached)
 // model is engineModel: every method of pipeline/rerank with its defaults,
 // CoRank keeping document features in SQLite under the engine's cache
-// namespace, with the engine's coarse window and embedder. The run passes
-// its own metered model on to the reranker.
-func (a *app) rerankerFor(engineModel pipeline.Model, sp engineSpec) func(method string, model pipeline.Model) (rerank.Reranker, error) {
+// namespace, with the engine's coarse window and embedder, analysing texts
+// with terms (the process's cache of analysed texts). The run passes its
+// own metered model on to the reranker.
+func (a *app) rerankerFor(engineModel pipeline.Model, sp engineSpec, terms func(string) []string) func(method string, model pipeline.Model) (rerank.Reranker, error) {
 	ns := ""
 	if cm, ok := engineModel.(llm.Cached); ok {
 		ns = cm.Namespace
@@ -240,7 +241,7 @@ func (a *app) rerankerFor(engineModel pipeline.Model, sp engineSpec) func(method
 	return func(method string, model pipeline.Model) (rerank.Reranker, error) {
 		o := rerank.Options{}
 		if ns != "" {
-			o.CoRank = rerank.CoRankConfig{Store: a.db, Namespace: ns, Terms: a.index.Terms,
+			o.CoRank = rerank.CoRankConfig{Store: a.db, Namespace: ns, Terms: terms,
 				CoarseWindow: sp.coarseWindow, Embedder: sp.embedder}
 		}
 		return rerank.New(method, model, o)
