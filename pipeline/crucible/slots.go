@@ -71,6 +71,62 @@ func (s *slots) release() {
 	close(w.ready)
 }
 
+// holder is one nugget's use of the slots. A call of the nugget that ends
+// keeps its slot for the nugget's next batch unless a waiting call has a
+// higher priority: the nugget's next batch is not asked for until its
+// whole batch is back, and without it the freed slots would go to
+// nuggets of lower priority, the critical path waiting a round for them.
+// A holder is used by one nugget's calls; done gives back what it kept.
+type holder struct {
+	s    *slots
+	mu   sync.Mutex
+	kept int
+}
+
+func (s *slots) holder() *holder { return &holder{s: s} }
+
+// acquire takes a kept slot, or waits for one with the given priority.
+func (h *holder) acquire(ctx context.Context, priority int) error {
+	h.mu.Lock()
+	if h.kept > 0 {
+		h.kept--
+		h.mu.Unlock()
+		return nil
+	}
+	h.mu.Unlock()
+	return h.s.acquire(ctx, priority)
+}
+
+// release keeps the slot for the nugget's next call, whose priority will
+// be next, unless a waiting call has a higher or equal one (which then
+// gets it).
+func (h *holder) release(next int) {
+	h.s.mu.Lock()
+	if len(h.s.waiting) > 0 && h.s.waiting[0].priority >= next {
+		h.s.mu.Unlock()
+		h.s.release()
+		return
+	}
+	h.s.mu.Unlock()
+	h.mu.Lock()
+	h.kept++
+	h.mu.Unlock()
+}
+
+// keepAtMost gives back the kept slots beyond n.
+func (h *holder) keepAtMost(n int) {
+	h.mu.Lock()
+	extra := max(h.kept-n, 0)
+	h.kept -= extra
+	h.mu.Unlock()
+	for range extra {
+		h.s.release()
+	}
+}
+
+// done gives back every kept slot.
+func (h *holder) done() { h.keepAtMost(0) }
+
 // waiters is a heap of waiting calls, highest priority first, then
 // first come.
 type waiters []*waiter

@@ -103,3 +103,49 @@ func TestSlotsBoundAndCancel(t *testing.T) {
 		t.Errorf("after the cancelled call: %d free, %d waiting; want 3 and 0", s.free, len(s.waiting))
 	}
 }
+
+// TestHolderKeepsItsSlots: a nugget's call that ends keeps its slot for
+// the nugget's next call unless a waiting call ranks as high; done gives
+// back what it kept.
+func TestHolderKeepsItsSlots(t *testing.T) {
+	s := newSlots(1)
+	ctx := context.Background()
+	h := s.holder()
+	if err := h.acquire(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan int, 1)
+	go func() {
+		if err := s.acquire(ctx, 5); err != nil {
+			t.Error(err)
+		}
+		got <- 5
+	}()
+	waitQueued(t, s, 1)
+	h.release(9) // the nugget goes on with priority 9: it keeps the slot
+	if err := h.acquire(ctx, 9); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-got:
+		t.Fatal("the slot went to a call of lower priority")
+	default:
+	}
+	h.release(5) // now the waiting call ranks as high: it gets the slot
+	if p := <-got; p != 5 {
+		t.Fatalf("got %d", p)
+	}
+	h.done()
+	s.release() // the other call ends
+	if err := h.acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	h.release(1) // nothing waits: kept
+	if h.kept != 1 || s.free != 0 {
+		t.Fatalf("kept %d, free %d; want 1 and 0", h.kept, s.free)
+	}
+	h.done()
+	if h.kept != 0 || s.free != 1 {
+		t.Fatalf("after done: kept %d, free %d; want 0 and 1", h.kept, s.free)
+	}
+}

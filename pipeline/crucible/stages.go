@@ -582,17 +582,19 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 	// read first (see slots): it is the stage's critical path. Which
 	// passages a nugget reads does not depend on the turns.
 	calls := newSlots(r.s.Concurrency)
-	// read reads a nugget's next batch of passages.
-	read := func(ctx context.Context, ns *nuggetScan) error {
+	// read reads a nugget's next batch of passages, its calls holding
+	// their slots for its next batch (see holder).
+	read := func(ctx context.Context, ns *nuggetScan, h *holder) error {
 		left := ns.reach - ns.next
 		batch := ns.targets[ns.next:min(ns.next+scanBatch, ns.reach)]
 		ns.next += len(batch)
+		h.keepAtMost(len(batch))
 		found := make([]*pipeline.Candidate, len(batch))
 		err := pipeline.ForEach(ctx, len(batch), scanBatch, func(ctx context.Context, j int) error {
-			if err := calls.acquire(ctx, left); err != nil {
+			if err := h.acquire(ctx, left); err != nil {
 				return err
 			}
-			defer calls.release()
+			defer h.release(left - len(batch))
 			c, err := r.extract(ctx, ns.n, batch[j])
 			found[j] = c
 			return err
@@ -610,7 +612,9 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 		ns := &nuggetScan{n: kept[i], targets: targets}
 		ns.reach = r.scanReach(targets)
 		scans[i] = ns
-		return read(ctx, ns)
+		h := calls.holder()
+		defer h.done()
+		return read(ctx, ns, h)
 	})
 	if err != nil {
 		return nil, err
@@ -649,8 +653,10 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 	err = pipeline.ForEach(ctx, len(kept), len(kept), func(ctx context.Context, i int) error {
 		defer func() { r.tick(done.inc(), len(kept)) }()
 		ns := scans[i]
+		h := calls.holder()
+		defer h.done()
 		for !stop(ns) {
-			if err := read(ctx, ns); err != nil {
+			if err := read(ctx, ns, h); err != nil {
 				return err
 			}
 		}
