@@ -94,7 +94,7 @@ func (h *Reports) loadCurrent(ctx context.Context, raw string) (pipeline.Report,
 	if err != nil {
 		return pipeline.Report{}, nil, fmt.Errorf("load the current version of report %d: %w", id, err)
 	}
-	return v.Draft.Apply(rep), &v, nil
+	return v.Apply(rep), &v, nil
 }
 
 // authorOf is the user name versions, reviews and statuses record for

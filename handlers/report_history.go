@@ -75,7 +75,7 @@ func (h *Reports) ShowVersion(c echo.Context) error {
 		return fmt.Errorf("status of report %d: %w", rep.ID, err)
 	}
 	return Render(c, http.StatusOK, views.ReportVersion(views.VersionPage{
-		Site: h.Site.WithActive(views.NavReports), Report: v.Draft.Apply(rep), Version: v,
+		Site: h.Site.WithActive(views.NavReports), Report: v.Apply(rep), Version: v,
 		Current: cur.Number, Status: status,
 	}))
 }

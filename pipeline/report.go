@@ -379,6 +379,9 @@ type Report struct {
 	// full schedule (every kept nugget × every passage of the report's
 	// documents); for logs and benchmarks, not stored.
 	Scanned ScanCount
+	// Manifest records how the report was made (see Manifest); nil for
+	// reports made before manifests were kept.
+	Manifest *Manifest
 }
 
 // ScanCount is what a scan read: Read passage extractions of Schedule,

@@ -163,9 +163,10 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 	// by the pipeline (scanning, the evidence feature) and the offline
 	// engine alike: each passage is analysed once.
 	texts := newAnalysisCache(a.index)
-	pipelineFor := func(model pipeline.Model, label string, sp engineSpec) *crucible.Engine {
+	pipelineFor := func(model pipeline.Model, label string, sp engineSpec, facts pipeline.EngineFacts) *crucible.Engine {
 		return &crucible.Engine{
-			Defaults: sp.defaults, ScanLimit: sp.scanLimit, Embedder: sp.embedder,
+			Provenance: a.provenance(facts),
+			Defaults:   sp.defaults, ScanLimit: sp.scanLimit, Embedder: sp.embedder,
 			Searcher: a.searcher(), Store: a.db, Model: model,
 			Terms: texts.Terms, TermSet: texts.TermSet, SentenceKey: a.index.SentenceKey, Sentences: texts.Sentences, Name: label,
 			DocFreq:     a.docFreq,
@@ -177,7 +178,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		Info: pipeline.EngineInfo{ID: "offline", Label: export.OfflineLabel, Offline: true, Defaults: crucible.OfflineHeuristics},
 		Pipeline: pipelineFor(llm.Cached{
 			Next: offline.New(cachedAnalyzer{indexAnalyzer{a.index}, texts}), Store: a.db, Namespace: offline.Version,
-		}, export.OfflineLabel, offlineSpec),
+		}, export.OfflineLabel, offlineSpec, offlineFacts()),
 	}
 	if m.url == "" {
 		if m.embedModel != "" {
@@ -190,6 +191,8 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		return nil, err
 	}
 	var sp engineSpec
+	facts := client.Facts()
+	facts.ID, facts.EmbeddingModel = "openai", m.embedModel
 	if m.embedModel != "" {
 		ec, err := m.withModel(m.embedModel).client(logger)
 		if err != nil {
@@ -199,7 +202,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 	}
 	remote := jobs.Engine{
 		Info:     pipeline.EngineInfo{ID: "openai", Label: client.Name()},
-		Pipeline: pipelineFor(llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, client.Name(), sp),
+		Pipeline: pipelineFor(llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, client.Name(), sp, facts),
 		Check:    client.Check,
 	}
 	return []jobs.Engine{remote, off}, nil

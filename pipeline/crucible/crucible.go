@@ -138,6 +138,12 @@ type Engine struct {
 	// leave to the engine: OfflineHeuristics for the offline engine, none
 	// (the zero value, the papers' method) with a model.
 	Defaults pipeline.Heuristics
+	// Provenance, when set, returns what a run's manifest records beyond
+	// the run itself (pipeline.Manifest): the corpus's fingerprint, the
+	// index, the engine and the software; it is read once per run, as the
+	// run starts. nil: manifests name the engine by Name and the software
+	// alone.
+	Provenance func(ctx context.Context) (pipeline.Manifest, error)
 }
 
 // OfflineHeuristics are the offline engine's defaults: the rules that,
@@ -269,9 +275,23 @@ func (e *Engine) Generate(ctx context.Context, req pipeline.Request, s pipeline.
 	r := e.newRun(req, s)
 	r.obs = obs
 	r.ranker = ranker
+	man, err := r.manifest(ctx)
+	if err != nil {
+		return pipeline.Report{}, &StageError{Stage: StageRetrieve, Err: err}
+	}
+	if mo, ok := obs.(ManifestObserver); ok {
+		if err := mo.Manifest(ctx, man); err != nil {
+			return pipeline.Report{}, &StageError{Stage: StageRetrieve, Err: fmt.Errorf("record the run's manifest: %w", err)}
+		}
+	}
 	rep, err := r.generate(ctx)
 	if err != nil && r.stage != "" {
 		return rep, &StageError{Stage: r.stage, Err: err}
+	}
+	if err == nil {
+		// The settings as the run ended: with the threshold it calibrated.
+		r.settle(&man, rep.Settings)
+		rep.Manifest = &man
 	}
 	return rep, err
 }

@@ -72,6 +72,21 @@ type ReportMeta struct {
 	// Facets are the things the request asks for, in its order, that the
 	// sentences are grouped under; absent when the report is not grouped.
 	Facets []pipeline.Facet `json:"facets,omitempty"`
+	// Nuggets are the nuggets the sentences answer (their nugget_id), in
+	// order of first answer: comparing two reports (crucible diff) tells
+	// by their questions which nuggets one gained or lost.
+	Nuggets []NuggetMeta `json:"nuggets,omitempty"`
+	// Manifest records how the report was made (pipeline.Manifest:
+	// corpus fingerprint, index, engine, prompt hashes, settings,
+	// software); absent for reports made before manifests were kept.
+	Manifest *pipeline.Manifest `json:"manifest,omitempty"`
+}
+
+// NuggetMeta is a nugget a report's sentences answer.
+type NuggetMeta struct {
+	ID       string `json:"id"`
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
 }
 
 // IsOffline reports whether the engine label names the offline engine.
@@ -105,7 +120,27 @@ func reportMeta(r pipeline.Report) *ReportMeta {
 	v := r.Verification()
 	return &ReportMeta{Engine: r.Engine, Offline: IsOffline(r.Engine), Title: r.Request.Title, Limit: r.Request.Limit,
 		Verified: v.Verified, DroppedUnsupported: v.Dropped, Unchecked: v.Unchecked, FailedCheck: v.Failed,
-		Facets: r.Facets}
+		Facets: r.Facets, Nuggets: answeredNuggets(r), Manifest: r.Manifest}
+}
+
+// answeredNuggets lists the report's nuggets its sentences answer, in
+// order of first answer; nuggets the report does not hold are left out.
+func answeredNuggets(r pipeline.Report) []NuggetMeta {
+	byID := make(map[string]pipeline.Nugget, len(r.Nuggets))
+	for _, n := range r.Nuggets {
+		byID[n.ID] = n
+	}
+	var out []NuggetMeta
+	seen := map[string]bool{}
+	for _, s := range r.Sentences {
+		n, ok := byID[s.NuggetID]
+		if !ok || seen[n.ID] {
+			continue
+		}
+		seen[n.ID] = true
+		out = append(out, NuggetMeta{ID: n.ID, Question: n.Question, Answer: n.Answer})
+	}
+	return out
 }
 
 // sentenceMeta is a sentence's provenance.
@@ -153,23 +188,30 @@ func Numbering(r pipeline.Report, titles map[string]string) (numbers []int, refs
 	return numbers, refs
 }
 
-// Markdown renders the report as Markdown with numbered citations and a
-// reference list. titles maps document ids to titles (missing ids show
-// the id). Text from documents and models is escaped so it cannot add
-// Markdown structure or raw HTML.
+// Markdown renders the report's text as Markdown with numbered
+// citations and a reference list, without the export's appendices (see
+// MarkdownWithEvidence). titles maps document ids to titles (missing ids
+// show the id). Text from documents and models is escaped so it cannot
+// add Markdown structure or raw HTML.
 func Markdown(r pipeline.Report, titles map[string]string) string {
-	return MarkdownWithEvidence(r, titles, nil)
+	return markdown(r, titles, nil, false)
 }
 
 // The sentences are one paragraph per facet: each facet's heading, a
 // "## " section heading, opens a paragraph of its sentences whenever the
 // facet changes from one sentence to the next.
 //
-// MarkdownWithEvidence is Markdown with an evidence appendix: under each
-// reference's number, the spans its sentences cite, quoted (quotes maps a
-// citation to the text of its span; citations without a quote are left
-// out). With no quotes there is no appendix.
+// MarkdownWithEvidence is the Markdown export: Markdown with an evidence
+// appendix — under each reference's number, the spans its sentences cite,
+// quoted (quotes maps a citation to the text of its span; citations
+// without a quote are left out; with no quotes there is no evidence
+// appendix) — and the appendix "How this was made", the report's run
+// manifest in words (WriteManifestMarkdown).
 func MarkdownWithEvidence(r pipeline.Report, titles map[string]string, quotes map[pipeline.Citation]string) string {
+	return markdown(r, titles, quotes, true)
+}
+
+func markdown(r pipeline.Report, titles map[string]string, quotes map[pipeline.Citation]string, manifest bool) string {
 	var b strings.Builder
 	b.WriteString("# " + escapeMarkdown(r.Request.Title) + "\n\n")
 	engine := r.Engine
@@ -210,6 +252,10 @@ func MarkdownWithEvidence(r pipeline.Report, titles map[string]string, quotes ma
 		}
 	}
 	writeEvidence(&b, r, numbers, quotes)
+	if manifest {
+		b.WriteString("\n")
+		WriteManifestMarkdown(&b, r.Manifest)
+	}
 	return b.String()
 }
 

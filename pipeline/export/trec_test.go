@@ -27,6 +27,30 @@ func formatsReport() pipeline.Report {
 			{Text: "Duties fell on raw materials.", Citation: pipeline.Citation{DocID: "1913-wilson", Ordinal: 2, Start: 40, End: 69}, NuggetID: "n2", Confidence: 0.5, Facet: "Arguments"},
 			{Text: "Revenue rose with the new schedule.", Citation: pipeline.Citation{DocID: "1890-harrison", Ordinal: 6, Start: 300, End: 335}, NuggetID: "n3", Confidence: 0.625},
 		},
+		Nuggets: []pipeline.Nugget{
+			{ID: "n1", Question: "When was the tariff raised?", Answer: "1890", Rank: 1},
+			{ID: "n2", Question: "What did duties fall on?", Answer: "raw materials", Rank: 2},
+			{ID: "n4", Question: "Who answered no sentence?", Answer: "nobody", Rank: 3},
+		},
+		Manifest: testManifest(),
+	}
+}
+
+// testManifest is a run manifest with every part filled in, fixed so that
+// golden files do not depend on the build.
+func testManifest() *pipeline.Manifest {
+	return &pipeline.Manifest{
+		ManifestVersion: pipeline.ManifestVersion,
+		Corpus:          pipeline.CorpusFacts{Fingerprint: "5f0c2a7e9b1d4c3a8e6f0b2d4a6c8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d", Documents: 233, Passages: 9120},
+		Index:           pipeline.IndexFacts{Format: "2", K1: 0.9, B: 0.4, TitleInPassages: true},
+		Engine:          pipeline.EngineFacts{ID: "offline", Label: OfflineLabel, Offline: true, OfflineVersion: "offline-v15"},
+		Prompts: []pipeline.PromptTemplate{
+			{Task: "summarize", Hash: "0123456789abcdef", MaxTokens: 400},
+			{Task: "extract", Hash: "fedcba9876543210", MaxTokens: 400, Logprobs: true},
+		},
+		Pipeline: "crucible-pipeline-v1",
+		Settings: pipeline.SettingsOf(pipeline.DefaultSettings()),
+		Software: pipeline.Software{Module: "github.com/crucible-portal/crucible", Version: "v1.2.3", Revision: "0a1b2c3d", GoVersion: "go1.26.8"},
 	}
 }
 

@@ -182,11 +182,12 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 	req, err1 := toJSON(r.Request)
 	set, err2 := toJSON(r.Settings)
 	facets, err3 := toJSON(nonNil(r.Facets))
-	if err := errors.Join(err1, err2, err3); err != nil {
+	man, err4 := encodeManifest(r.Manifest)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO reports (job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, jobID, req, r.RunID, r.Engine, set, formatTime(d.now()), r.DroppedUnsupported, facets)
+	res, err := tx.ExecContext(ctx, `INSERT INTO reports (job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets, manifest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, jobID, req, r.RunID, r.Engine, set, formatTime(d.now()), r.DroppedUnsupported, facets, man)
 	if err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
@@ -206,7 +207,10 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 			return 0, fmt.Errorf("save report of job %d: sentence %d: %w", jobID, i, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET report_id = ? WHERE id = ?`, id, jobID); err != nil {
+	// The job's manifest becomes the run's final one (a report without
+	// one, from a caller that keeps none, leaves the job's as it was).
+	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET report_id = ?, manifest = CASE WHEN ? = '' THEN manifest ELSE ? END WHERE id = ?`,
+		id, man, man, jobID); err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -220,10 +224,10 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 // sentences and nugget bank.
 func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 	r := pipeline.Report{ID: id}
-	var req, set, created, facets string
+	var req, set, created, facets, man string
 	var jobID sql.NullInt64
-	err := d.db.QueryRowContext(ctx, `SELECT job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets
-		FROM reports WHERE id = ?`, id).Scan(&jobID, &req, &r.RunID, &r.Engine, &set, &created, &r.DroppedUnsupported, &facets)
+	err := d.db.QueryRowContext(ctx, `SELECT job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets, manifest
+		FROM reports WHERE id = ?`, id).Scan(&jobID, &req, &r.RunID, &r.Engine, &set, &created, &r.DroppedUnsupported, &facets, &man)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("report %d: %w", id, errNotFound)
 	}
@@ -237,6 +241,9 @@ func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 	if len(r.Facets) == 0 {
 		r.Facets = nil
 	}
+	if r.Manifest, err = decodeManifest(man); err != nil {
+		return r, fmt.Errorf("load report %d: %w", id, err)
+	}
 	r.CreatedAt = parseTime(created)
 	// A report edited in the portal reads as its newest version.
 	if n, err := latestVersion(ctx, d.db, id); err != nil {
@@ -246,7 +253,7 @@ func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 		if err != nil {
 			return r, fmt.Errorf("load report %d: version %d: %w", id, n, err)
 		}
-		return v.Draft.Apply(r), nil
+		return v.Apply(r), nil
 	}
 	rows, err := d.db.QueryContext(ctx, `SELECT text, doc_id, ordinal, start, "end", nugget_id, confidence, supported, covers, facet
 		FROM report_sentences WHERE report_id = ? ORDER BY position`, id)

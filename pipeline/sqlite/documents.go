@@ -264,7 +264,7 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 	oldDoc := prepare(`SELECT title, text, metadata, source FROM documents WHERE id = ?`)
 	oldPassages := prepare(`SELECT ordinal, start, "end", text FROM passages WHERE doc_id = ? ORDER BY ordinal`)
 	del := prepare(`DELETE FROM documents WHERE id = ?`)
-	insDoc := prepare(`INSERT INTO documents (id, title, text, metadata, source, ingested_at) VALUES (?, ?, ?, ?, ?, ?)`)
+	insDoc := prepare(`INSERT INTO documents (id, title, text, metadata, source, ingested_at, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	insPas := prepare(`INSERT INTO passages (doc_id, ordinal, start, "end", text) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return res, fmt.Errorf("store documents: %w", err)
@@ -306,7 +306,8 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 			res.Inserted++
 		}
 		written = append(written, doc.ID)
-		if _, err := insDoc.ExecContext(ctx, doc.ID, doc.Title, doc.Text, string(mj), doc.Source, now); err != nil {
+		doc.Metadata = meta
+		if _, err := insDoc.ExecContext(ctx, doc.ID, doc.Title, doc.Text, string(mj), doc.Source, now, pipeline.DocumentContentHash(doc)); err != nil {
 			if isConstraint(err) {
 				return res, fmt.Errorf("store document %q: %w: %v", doc.ID, pipeline.ErrConflict, err)
 			}

@@ -20,6 +20,8 @@ type DB struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+	// corpus caches the collection's fingerprint (CorpusFacts).
+	corpus corpusCache
 }
 
 // Open opens (creating if needed) the database file at path, sets WAL mode,

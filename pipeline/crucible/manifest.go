@@ -1,0 +1,75 @@
+package crucible
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+	"github.com/crucible-portal/crucible/pipeline/rerank"
+)
+
+// Version is the report pipeline's version, recorded in every run's
+// manifest (pipeline.Manifest.Pipeline). It changes whenever a change to
+// the stages makes a report differ for the same request, settings,
+// corpus and model answers; the offline engine's answers have their own
+// version (offline.Version), the prompts their hashes.
+const Version = "crucible-pipeline-v1"
+
+// ManifestObserver is an optional Observer extension that receives the
+// run's manifest when the run starts, before any stage: the job then
+// records how it is being made even if it fails. The report carries the
+// final manifest (pipeline.Report.Manifest), with what the run settled
+// for itself (the calibrated threshold).
+type ManifestObserver interface {
+	Manifest(ctx context.Context, m pipeline.Manifest) error
+}
+
+// manifest is the run's manifest as it starts: the engine's provenance
+// (corpus, index, engine, software: Engine.Provenance) and the run's own
+// parts (the pipeline's version, the prompts it may send, its settings,
+// the trained ranker and the reranker).
+func (r *run) manifest(ctx context.Context) (pipeline.Manifest, error) {
+	var m pipeline.Manifest
+	if r.e.Provenance != nil {
+		p, err := r.e.Provenance(ctx)
+		if err != nil {
+			return m, fmt.Errorf("read the run's provenance: %w", err)
+		}
+		m = p.Clone()
+	} else {
+		m.Software = pipeline.SoftwareFacts()
+	}
+	if m.Engine.Label == "" {
+		m.Engine.Label = r.e.Name
+	}
+	m.ManifestVersion = pipeline.ManifestVersion
+	m.Pipeline = Version
+	tasks := []pipeline.Task{prompts.TaskSummarize, prompts.TaskNuggets, prompts.TaskParaphrase,
+		prompts.TaskNuggetQuality, prompts.TaskExtract}
+	if r.s.Verify {
+		tasks = append(tasks, prompts.TaskVerifySupport, prompts.TaskVerifyCoverage)
+	}
+	tasks = append(tasks, prompts.TaskFacets)
+	m.Prompts = append(prompts.Templates(tasks...), rerank.Templates(r.s.Reranker)...)
+	m.Engine.Temperature = nil
+	if !m.Engine.Offline && len(m.Prompts) > 0 {
+		t := m.Prompts[0].Temperature
+		same := true
+		for _, p := range m.Prompts {
+			same = same && p.Temperature == t
+		}
+		if same {
+			m.Engine.Temperature = &t
+		}
+	}
+	r.settle(&m, r.s)
+	return m, nil
+}
+
+// settle records the settings s in the manifest: all of them by name, the
+// ranker and the reranker.
+func (r *run) settle(m *pipeline.Manifest, s pipeline.Settings) {
+	m.Settings = pipeline.SettingsOf(s)
+	m.Ranker, m.Reranker = s.Ranker, s.Reranker
+}
