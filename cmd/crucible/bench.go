@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
@@ -696,31 +697,36 @@ func formatQuerySet(s querySet, seed uint64) string {
 func corpusChunks(text string) [][]string {
 	var chunks [][]string
 	var cur []string
-	var word strings.Builder
-	endWord := func() {
-		if w := strings.Trim(word.String(), "'’"); w != "" {
-			cur = append(cur, w)
+	start := -1 // of the word being read; -1 between words
+	endWord := func(end int) {
+		if start >= 0 {
+			if w := strings.Trim(text[start:end], "'’"); w != "" {
+				cur = append(cur, w)
+			}
 		}
-		word.Reset()
+		start = -1
 	}
-	endChunk := func() {
-		endWord()
+	endChunk := func(end int) {
+		endWord(end)
 		if len(cur) > 0 {
 			chunks = append(chunks, cur)
 		}
 		cur = nil
 	}
-	for _, r := range text {
+	for i, r := range text {
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’':
-			word.WriteRune(r)
+		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '\''),
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '’'):
+			if start < 0 {
+				start = i
+			}
 		case strings.ContainsRune(".,;:!?()[]{}\"“”—–", r):
-			endChunk()
+			endChunk(i)
 		default:
-			endWord()
+			endWord(i)
 		}
 	}
-	endChunk()
+	endChunk(len(text))
 	return chunks
 }
 
@@ -772,14 +778,20 @@ func generateQuerySet(docs []pipeline.Document, base []string, seed uint64) quer
 
 	chunks := make([][][]string, len(docs))
 	bigrams := map[string]int{}
+	var lower []string
+	var stopped []bool
 	for i, d := range docs {
 		chunks[i] = corpusChunks(d.Text)
 		for _, c := range chunks[i] {
+			lower, stopped = lower[:0], stopped[:0]
+			for _, w := range c {
+				lower = append(lower, strings.ToLower(w))
+				stopped = append(stopped, isStopWord(stop, w))
+			}
 			for j := 0; j+1 < len(c); j++ {
-				if isStopWord(stop, c[j]) && isStopWord(stop, c[j+1]) {
-					continue
+				if !stopped[j] || !stopped[j+1] {
+					bigrams[lower[j]+" "+lower[j+1]]++
 				}
-				bigrams[strings.ToLower(c[j]+" "+c[j+1])]++
 			}
 		}
 	}
