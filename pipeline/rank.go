@@ -47,10 +47,19 @@ var DefaultWeights = map[string]float64{
 }
 
 // LinearScore combines features with weights; missing features count 0.
+// The terms are added in the order of the features' names: floating-point
+// addition is not associative, and a map's order changes from run to run,
+// which made the same nugget's score differ in its last bit between two
+// runs of one request.
 func LinearScore(features, weights map[string]float64) float64 {
+	names := make([]string, 0, len(weights))
+	for name := range weights {
+		names = append(names, name)
+	}
+	sort.Strings(names)
 	s := 0.0
-	for name, w := range weights {
-		s += w * features[name]
+	for _, name := range names {
+		s += weights[name] * features[name]
 	}
 	return s
 }
