@@ -43,6 +43,9 @@ type Runner struct {
 	// look for a cancel request (default 500 ms).
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Observer, when set, hears jobs start and end and their stages'
+	// durations, for the operator's metrics. Optional.
+	Observer pipeline.JobObserver
 
 	once    sync.Once
 	wake    chan struct{}
@@ -237,7 +240,15 @@ func (r *Runner) execute(ctx context.Context, job pipeline.Job) {
 		}
 	}()
 
+	// ended is how the job ended, for the observer: queued again when a
+	// shutdown interrupts it.
+	ended := pipeline.JobQueued
+	if r.Observer != nil {
+		r.Observer.JobStarted(job.Engine)
+		defer func() { r.Observer.JobEnded(job.Engine, ended, time.Since(start)) }()
+	}
 	finish := func(state pipeline.JobState, stage, msg string) {
+		ended = state
 		// Record the end even though jobCtx may be cancelled.
 		fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer fcancel()
@@ -261,8 +272,10 @@ func (r *Runner) execute(ctx context.Context, job pipeline.Job) {
 			return
 		}
 	}
-	obs := &storeObserver{store: r.Store, jobID: job.ID, ctx: jobCtx, log: log}
-	rep, err := eng.Pipeline.Generate(jobCtx, job.Request, job.Settings, obs)
+	obs := &storeObserver{store: r.Store, jobID: job.ID, ctx: jobCtx, log: log,
+		note: &pipeline.StageNote{}, observer: r.Observer, engine: job.Engine}
+	// The model calls of the run learn its stage from the context.
+	rep, err := eng.Pipeline.Generate(pipeline.WithStageNote(jobCtx, obs.note), job.Request, job.Settings, obs)
 	obs.flush()
 	cmu.Lock()
 	byUser := userCancelled
@@ -272,6 +285,7 @@ func (r *Runner) execute(ctx context.Context, job pipeline.Job) {
 		for _, p := range rep.Problems {
 			r.Logger.Warn("job tolerated a problem", "job", job.ID, "problem", p)
 		}
+		obs.lastStageDone()
 		fctx := context.WithoutCancel(ctx)
 		if _, err := r.Store.SaveReport(fctx, job.ID, rep); err != nil {
 			finish(pipeline.JobFailed, crucible.StageAssemble, "store the report: "+err.Error())
@@ -298,10 +312,17 @@ type storeObserver struct {
 	jobID int64
 	ctx   context.Context
 	log   *slog.Logger
+	// note tells the run's model calls its stage; observer (optional)
+	// hears each stage's duration.
+	note     *pipeline.StageNote
+	observer pipeline.JobObserver
+	engine   string
 
 	mu      sync.Mutex
 	last    pipeline.Progress
 	written time.Time
+	// entered is when the current stage began.
+	entered time.Time
 }
 
 // progressEvery bounds progress writes; stage changes are always written.
@@ -310,6 +331,9 @@ const progressEvery = 200 * time.Millisecond
 func (o *storeObserver) Progress(p pipeline.Progress) {
 	o.mu.Lock()
 	stageChanged := p.Stage != o.last.Stage
+	if stageChanged {
+		o.stageChanged(p.Stage)
+	}
 	o.last = p
 	if !stageChanged && time.Since(o.written) < progressEvery && p.Done < p.Total {
 		o.mu.Unlock()
@@ -319,6 +343,29 @@ func (o *storeObserver) Progress(p pipeline.Progress) {
 	o.mu.Unlock()
 	if err := o.store.SetProgress(o.ctx, o.jobID, p); err != nil && o.ctx.Err() == nil {
 		o.log.Warn("store progress", "err", err)
+	}
+}
+
+// stageChanged notes that the run entered stage and reports the duration
+// of the stage it left. The caller holds mu.
+func (o *storeObserver) stageChanged(stage string) {
+	now := time.Now()
+	if o.note != nil {
+		o.note.Set(stage)
+	}
+	if o.observer != nil && o.last.Stage != "" {
+		o.observer.StageDone(o.engine, o.last.Stage, now.Sub(o.entered))
+	}
+	o.entered = now
+}
+
+// lastStageDone reports the duration of the stage a successful run ended
+// in.
+func (o *storeObserver) lastStageDone() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.observer != nil && o.last.Stage != "" {
+		o.observer.StageDone(o.engine, o.last.Stage, time.Since(o.entered))
 	}
 }
 

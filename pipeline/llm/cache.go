@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/crucible-portal/crucible/pipeline"
 )
@@ -30,10 +31,17 @@ type CacheStore interface {
 // call, so a job can show what the cache saved. Failed calls are not
 // stored. Two identical requests missing at the same time both call Next;
 // the first answer stored is kept.
+//
+// Observer, when set, hears every call (hit, answer or failure) with the
+// stage the run is in (pipeline.StageFrom) and the retries the layers
+// beneath noted (pipeline.NoteRetry); Engine names the engine to it
+// (empty: Namespace).
 type Cached struct {
 	Next      pipeline.Model
 	Store     CacheStore
 	Namespace string
+	Observer  pipeline.ModelObserver
+	Engine    string
 }
 
 // Complete answers req from the cache or from Next. Errors of Next are
@@ -41,6 +49,25 @@ type Cached struct {
 // too (a cache that silently stops storing would make a resumed job pay
 // again for calls it had made).
 func (c Cached) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
+	if c.Observer == nil {
+		return c.complete(ctx, req)
+	}
+	start := time.Now()
+	ctx, notes := pipeline.WithCallNotes(ctx)
+	resp, err := c.complete(ctx, req)
+	engine := c.Engine
+	if engine == "" {
+		engine = c.Namespace
+	}
+	c.Observer.ModelCall(pipeline.ModelCall{
+		Engine: engine, Task: req.Task, Stage: pipeline.StageFrom(ctx), Cached: resp.Cached, Err: err,
+		Retries: notes.Retries(), PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens,
+		Elapsed: time.Since(start),
+	})
+	return resp, err
+}
+
+func (c Cached) complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
 	if c.Next == nil || c.Store == nil {
 		return pipeline.ModelResponse{}, pipeline.Invalidf("model cache: no model or no store configured")
 	}

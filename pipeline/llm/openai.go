@@ -222,6 +222,7 @@ func (o *OpenAI) Complete(ctx context.Context, req pipeline.ModelRequest) (pipel
 		}
 		wait := o.backoff(retries, ae.retryAfter)
 		retries++
+		pipeline.NoteRetry(ctx)
 		if o.cfg.Logger != nil {
 			o.cfg.Logger.Warn("model call failed; retrying",
 				"model", o.cfg.Model, "task", string(req.Task), "attempt", attempt,

@@ -49,6 +49,9 @@ type Runner struct {
 	// announced (default 2 s); Submit wakes it at once.
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Observer, when set, hears uploads arrive and end, for the
+	// operator's metrics. Optional.
+	Observer pipeline.IngestObserver
 
 	once    sync.Once
 	wake    chan struct{}
@@ -154,6 +157,9 @@ func (r *Runner) Submit(ctx context.Context, st *Staging, uploader string) (Uplo
 	select {
 	case r.wake <- struct{}{}:
 	default:
+	}
+	if r.Observer != nil {
+		r.Observer.UploadReceived(len(u.Files), u.TotalBytes())
 	}
 	r.Logger.Info("corpus upload queued", "upload_id", u.ID, "uploader", uploader, "files", len(u.Files), "bytes", u.TotalBytes())
 	return u, nil
@@ -290,8 +296,19 @@ func (r *Runner) execute(parent context.Context, u Upload) {
 		return
 	}
 	resumed := u.Committed > 0 || u.Added+u.Replaced > 0
+	base := u.Counts
 
 	finish := func(state State, msg string) {
+		if r.Observer != nil {
+			outcome := string(state)
+			if errors.Is(context.Cause(ctx), errCancelled) {
+				outcome = "cancelled"
+			}
+			r.Observer.Ingested("upload", outcome, pipeline.IngestCounts{
+				Added: u.Added - base.Added, Replaced: u.Replaced - base.Replaced, Unchanged: u.Unchanged - base.Unchanged,
+				Skipped: u.Skipped - base.Skipped, Passages: u.Passages - base.Passages,
+			})
+		}
 		// Record the end even if ctx has ended.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
