@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 const (
 	jobFieldState            = "state"
 	jobFieldStage            = "stage"
+	jobFieldStageOverview    = "stage_overview"
 	jobFieldProgress         = "progress"
 	jobFieldCalls            = "calls"
 	jobFieldCacheHits        = "cache_hits"
@@ -36,18 +38,22 @@ type StageEstimate struct {
 // stream sends it as JSON; Text holds the display strings by live-value
 // name (see the jobField constants), the other fields the raw values.
 type JobStatus struct {
-	ID               int64             `json:"id"`
-	State            pipeline.JobState `json:"state"`
-	Finished         bool              `json:"finished"`
-	CancelRequested  bool              `json:"cancel_requested"`
-	Stage            string            `json:"stage"`
-	Done             int               `json:"done"`
-	Total            int               `json:"total"`
-	Calls            int               `json:"calls"`
-	CacheHits        int               `json:"cache_hits"`
-	PromptTokens     int               `json:"prompt_tokens"`
-	CompletionTokens int               `json:"completion_tokens"`
-	ElapsedSeconds   int64             `json:"elapsed_seconds"`
+	ID              int64             `json:"id"`
+	State           pipeline.JobState `json:"state"`
+	Finished        bool              `json:"finished"`
+	CancelRequested bool              `json:"cancel_requested"`
+	Stage           string            `json:"stage"`
+	// StageNumber is the current stage's place among the run's Stages
+	// (from 1); 0 when it has none (queued, finished, not started).
+	StageNumber      int   `json:"stage_number"`
+	Stages           int   `json:"stages"`
+	Done             int   `json:"done"`
+	Total            int   `json:"total"`
+	Calls            int   `json:"calls"`
+	CacheHits        int   `json:"cache_hits"`
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	ElapsedSeconds   int64 `json:"elapsed_seconds"`
 	// RemainingSeconds estimates the time left in the current stage; nil
 	// when there is no estimate.
 	RemainingSeconds *int64 `json:"remaining_seconds,omitempty"`
@@ -80,6 +86,11 @@ func NewJobStatus(j pipeline.Job, now time.Time, est StageEstimate) JobStatus {
 	if j.State == pipeline.JobDone && j.ReportID > 0 {
 		st.ReportURL = ReportURL(j.ReportID)
 	}
+	stages := JobStages(j.Settings)
+	st.Stages = len(stages)
+	if j.State == pipeline.JobRunning {
+		st.StageNumber = slices.Index(stages, p.Stage) + 1
+	}
 	elapsed, elapsedText := jobElapsed(j, now)
 	st.ElapsedSeconds = int64(elapsed / time.Second)
 	remainingText := "—"
@@ -99,6 +110,7 @@ func NewJobStatus(j pipeline.Job, now time.Time, est StageEstimate) JobStatus {
 	st.Text = map[string]string{
 		jobFieldState:            jobStateLabel(j),
 		jobFieldStage:            stageLabel(p.Stage),
+		jobFieldStageOverview:    stageOverview(j, stages),
 		jobFieldProgress:         progressText(p),
 		jobFieldCalls:            formatCount(p.Usage.Calls),
 		jobFieldCacheHits:        formatCount(p.Usage.CacheHits),
@@ -153,6 +165,7 @@ func jobStateLabel(j pipeline.Job) string {
 // names) on the job page.
 var stageLabels = map[string]string{
 	"retrieve": "Retrieving documents",
+	"rerank":   "Reranking documents",
 	"ideate":   "Drafting nuggets",
 	"merge":    "Merging paraphrases",
 	"rank":     "Ranking nuggets",
@@ -160,6 +173,60 @@ var stageLabels = map[string]string{
 	"verify":   "Verifying sentences",
 	"assemble": "Assembling the report",
 	"group":    "Grouping sentences under the request's facets",
+}
+
+// JobStages lists the stages a run with settings s goes through, in
+// order, by pipeline/crucible's stage names: rerank only with a reranker,
+// verify only when verifying. (TestJobStagesAsRun in web compares it with
+// the stages a job reports as it runs.)
+func JobStages(s pipeline.Settings) []string {
+	stages := make([]string, 0, 9)
+	stages = append(stages, "retrieve")
+	if s.Reranker != "" {
+		stages = append(stages, "rerank")
+	}
+	stages = append(stages, "ideate", "merge", "rank", "scan")
+	if s.Verify {
+		stages = append(stages, "verify")
+	}
+	return append(stages, "assemble", "group")
+}
+
+// stageOverview places a job among its run's stages: "stage 4 of 7:
+// rank" while it runs, "7 stages, not started" while it waits, "all 7
+// stages done" once done, and where a failed or cancelled job stopped.
+// A stage the run does not list (a failure before it started) gives the
+// count alone.
+func stageOverview(j pipeline.Job, stages []string) string {
+	n := strconv.Itoa(len(stages))
+	at := func(stage string) string {
+		if i := slices.Index(stages, stage); i >= 0 {
+			return "stage " + strconv.Itoa(i+1) + " of " + n + ": " + stage
+		}
+		return ""
+	}
+	switch j.State {
+	case pipeline.JobQueued:
+		return n + " stages, not started"
+	case pipeline.JobRunning:
+		if s := at(j.Progress.Stage); s != "" {
+			return s
+		}
+		return n + " stages, starting"
+	case pipeline.JobDone:
+		return "all " + n + " stages done"
+	case pipeline.JobFailed:
+		if s := at(j.ErrorStage); s != "" {
+			return "failed at " + s
+		}
+		return "failed before stage 1 of " + n
+	case pipeline.JobCancelled:
+		if s := at(j.Progress.Stage); s != "" {
+			return "cancelled at " + s
+		}
+		return "cancelled before stage 1 of " + n
+	}
+	return ""
 }
 
 // stageLabel describes a stage; unknown stages keep their name and no
@@ -195,6 +262,16 @@ type JobPage struct {
 	Notice string
 	// ScriptURL is job.js, which keeps the page's numbers live.
 	ScriptURL string
+}
+
+// stagesText lists the run's stages in words: "retrieve, ideate, merge,
+// rank, scan, assemble and group".
+func (p JobPage) stagesText() string {
+	stages := JobStages(p.Job.Settings)
+	if len(stages) < 2 {
+		return strings.Join(stages, "")
+	}
+	return strings.Join(stages[:len(stages)-1], ", ") + " and " + stages[len(stages)-1]
 }
 
 // live reports whether the page follows the job as it runs: until the job

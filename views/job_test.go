@@ -92,11 +92,13 @@ func TestNewJobStatusJSON(t *testing.T) {
 	}
 	want := map[string]any{
 		"id": 3.0, "state": "running", "finished": false, "cancel_requested": false, "stage": "merge",
+		"stage_number": 3.0, "stages": 7.0,
 		"done": 4.0, "total": 16.0, "calls": 1500.0, "cache_hits": 20.0, "prompt_tokens": 123456.0, "completion_tokens": 7890.0,
 		"elapsed_seconds": 75.0, "remaining_seconds": 80.0,
 		"text": map[string]any{
 			"state": "Running", "stage": "Merging paraphrases", "progress": "4 of 16", "calls": "1,500", "cache_hits": "20",
 			"prompt_tokens": "123,456", "completion_tokens": "7,890", "elapsed": "1 min 15 s", "remaining": "this stage, about 1 min",
+			"stage_overview": "stage 3 of 7: merge",
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -200,5 +202,74 @@ func TestJobFilterKeepsReviewStatus(t *testing.T) {
 		if got := tt.f.Keeps(row); got != tt.want {
 			t.Errorf("%+v keeps %v, want %v", tt.f, got, tt.want)
 		}
+	}
+}
+
+func TestJobStages(t *testing.T) {
+	verify := pipeline.DefaultSettings()
+	verify.Verify = true
+	rerank := pipeline.DefaultSettings()
+	rerank.Reranker = "lancer"
+	both := verify
+	both.Reranker = "setr"
+	tests := []struct {
+		name string
+		s    pipeline.Settings
+		want []string
+	}{
+		{"default", pipeline.DefaultSettings(), []string{"retrieve", "ideate", "merge", "rank", "scan", "assemble", "group"}},
+		{"verify", verify, []string{"retrieve", "ideate", "merge", "rank", "scan", "verify", "assemble", "group"}},
+		{"rerank", rerank, []string{"retrieve", "rerank", "ideate", "merge", "rank", "scan", "assemble", "group"}},
+		{"both", both, []string{"retrieve", "rerank", "ideate", "merge", "rank", "scan", "verify", "assemble", "group"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, JobStages(tt.s)); diff != "" {
+				t.Errorf("stages (-want +got):\n%s", diff)
+			}
+			for _, st := range tt.want {
+				if stageLabel(st) == st {
+					t.Errorf("stage %q has no label on the job page", st)
+				}
+			}
+		})
+	}
+}
+
+func TestStageOverview(t *testing.T) {
+	verify := pipeline.DefaultSettings()
+	verify.Verify = true
+	job := func(state pipeline.JobState, stage string) pipeline.Job {
+		return pipeline.Job{State: state, Settings: pipeline.DefaultSettings(), Progress: pipeline.Progress{Stage: stage}}
+	}
+	failed := func(stage string) pipeline.Job {
+		j := job(pipeline.JobFailed, stage)
+		j.ErrorStage = stage
+		return j
+	}
+	withVerify := job(pipeline.JobRunning, "verify")
+	withVerify.Settings = verify
+	tests := []struct {
+		name string
+		job  pipeline.Job
+		want string
+	}{
+		{"queued", job(pipeline.JobQueued, ""), "7 stages, not started"},
+		{"first stage", job(pipeline.JobRunning, "retrieve"), "stage 1 of 7: retrieve"},
+		{"rank", job(pipeline.JobRunning, "rank"), "stage 4 of 7: rank"},
+		{"last stage", job(pipeline.JobRunning, "group"), "stage 7 of 7: group"},
+		{"verifying", withVerify, "stage 6 of 8: verify"},
+		{"running, no stage yet", job(pipeline.JobRunning, ""), "7 stages, starting"},
+		{"done", job(pipeline.JobDone, "group"), "all 7 stages done"},
+		{"failed in a stage", failed("scan"), "failed at stage 5 of 7: scan"},
+		{"failed at the start", failed("start"), "failed before stage 1 of 7"},
+		{"cancelled in a stage", job(pipeline.JobCancelled, "merge"), "cancelled at stage 3 of 7: merge"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := stageOverview(tt.job, JobStages(tt.job.Settings)); got != tt.want {
+				t.Errorf("overview %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

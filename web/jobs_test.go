@@ -81,8 +81,11 @@ func TestJobPageStates(t *testing.T) {
 			job:  sampleJob(1, pipeline.JobQueued),
 			want: map[string]string{
 				"job-title": "Wind power subsidies", "job-state": "Queued", "job-stage": "—", "job-items": "—",
-				"job-calls": "0", "job-cache-hits": "0", "job-prompt-tokens": "0", "job-completion-tokens": "0",
+				"job-stage-overview": "7 stages, not started", "job-calls": "0", "job-cache-hits": "0",
+				// The offline engine spends no tokens: no counters of them.
+				"job-tokens": "offline engine: no tokens", "job-prompt-tokens": "", "job-completion-tokens": "",
 				"job-elapsed": "not started", "job-remaining": "waiting to start", "job-engine": "offline engine",
+				"job-stages": "This run goes through 7 stages: retrieve, ideate, merge, rank, scan, assemble and group.",
 				"job-failed": "", "job-done": "",
 			},
 			wantProgress: "1/-", wantLive: true, wantCancel: true,
@@ -92,6 +95,7 @@ func TestJobPageStates(t *testing.T) {
 			job:  running,
 			want: map[string]string{
 				"job-state": "Running", "job-stage": "Scanning passages", "job-items": "3 of 12",
+				"job-stage-overview": "stage 5 of 7: scan", "job-tokens": "",
 				"job-calls": "1,234", "job-cache-hits": "56", "job-prompt-tokens": "1,234,567", "job-completion-tokens": "89,012",
 				"job-elapsed": "1 min 30 s", "job-remaining": "this stage, estimating…", "job-engine": "Llama-3.3-70B",
 				"job-failed": "", "job-done": "",
@@ -109,7 +113,8 @@ func TestJobPageStates(t *testing.T) {
 			job:  failed,
 			want: map[string]string{
 				"job-state": "Failed", "job-error": "model endpoint answered 401 Unauthorized", "job-error-stage": "ideate",
-				"job-elapsed": "1 min", "job-remaining": "—", "job-calls": "9", "job-items": "4 of 20",
+				"job-stage-overview": "failed at stage 2 of 7: ideate", "job-elapsed": "1 min",
+				"job-remaining": "—", "job-calls": "9", "job-items": "4 of 20",
 			},
 			wantProgress: "20/4",
 		},
@@ -118,7 +123,8 @@ func TestJobPageStates(t *testing.T) {
 			job:  done,
 			want: map[string]string{
 				"job-state": "Done", "job-done": "The report is ready. Read the report", "job-elapsed": "7 min 55 s",
-				"job-remaining": "—", "job-calls": "321", "job-cache-hits": "300", "job-failed": "",
+				"job-stage-overview": "all 7 stages done", "job-remaining": "—",
+				"job-calls": "321", "job-cache-hits": "300", "job-failed": "",
 			},
 			wantProgress: "1/1", wantReport: "/reports/9",
 		},
@@ -133,6 +139,7 @@ func TestJobPageStates(t *testing.T) {
 			job:  cancelled,
 			want: map[string]string{
 				"job-state": "Cancelled", "job-cancelled": "The job was cancelled.", "job-elapsed": "did not start",
+				"job-stage-overview": "cancelled before stage 1 of 7",
 			},
 			wantProgress: "1/-",
 		},
@@ -450,16 +457,18 @@ func TestJobEventsStreamUntilFinished(t *testing.T) {
 		{ID: 5, State: "running", Stage: "scan", Done: 1, Total: 3, Calls: 10, Text: map[string]string{
 			"state": "Running", "stage": "Scanning passages", "progress": "1 of 3", "calls": "10", "cache_hits": "0",
 			"prompt_tokens": "0", "completion_tokens": "0", "elapsed": "1 min", "remaining": "this stage, estimating…",
+			"stage_overview": "stage 5 of 7: scan",
 		}},
 		{ID: 5, State: "running", Stage: "scan", Done: 2, Total: 3, Calls: 20, Text: map[string]string{
 			"state": "Running", "stage": "Scanning passages", "progress": "2 of 3", "calls": "20", "cache_hits": "0",
 			"prompt_tokens": "0", "completion_tokens": "0", "elapsed": "1 min",
 			// One item done in no time on the fixed clock.
-			"remaining": "this stage, a few seconds",
+			"remaining": "this stage, a few seconds", "stage_overview": "stage 5 of 7: scan",
 		}},
 		{ID: 5, State: "done", Finished: true, Stage: "scan", Done: 3, Total: 3, Calls: 30, ReportURL: "/reports/12", Text: map[string]string{
 			"state": "Done", "stage": "Scanning passages", "progress": "3 of 3", "calls": "30", "cache_hits": "0",
 			"prompt_tokens": "0", "completion_tokens": "0", "elapsed": "1 min", "remaining": "—",
+			"stage_overview": "all 7 stages done",
 		}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
