@@ -19,6 +19,7 @@ import (
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/auth"
+	"github.com/crucible-portal/crucible/pipeline/metrics"
 	"github.com/crucible-portal/crucible/views"
 	"github.com/crucible-portal/crucible/web"
 )
@@ -186,6 +187,7 @@ func newAccountServer(t *testing.T, cfg web.Config, accounts *fakeAccounts) *acc
 		Gold:     gold,
 		Uploads:  ups,
 		Rankers:  rankers,
+		Metrics:  metrics.New(metrics.Options{}),
 	}
 	if accounts != nil {
 		deps.Accounts = accounts

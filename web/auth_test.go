@@ -73,6 +73,8 @@ func stateRoutes() []stateRoute {
 			corpusUpload(t, b, token)
 			return bare(http.MethodPost, "/admin/uploads/1/cancel")(t, b, token)
 		}, allowed: http.StatusSeeOther, perm: auth.PermUploadCorpus},
+		{name: "metrics", route: "GET /metrics", send: bare(http.MethodGet, "/metrics"),
+			allowed: http.StatusOK, perm: auth.PermViewMetrics},
 		{name: "rankers page", route: "GET /admin/rankers", send: bare(http.MethodGet, "/admin/rankers"),
 			allowed: http.StatusOK, perm: auth.PermManageRankers},
 		{name: "use a ranker", route: "POST /admin/rankers/:id/use", send: bare(http.MethodPost, "/admin/rankers/2/use"),

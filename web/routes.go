@@ -41,6 +41,8 @@ type routeHandlers struct {
 	uploads *handlers.Uploads
 	// rankers is nil when the nugget rankers page is not served.
 	rankers *handlers.Rankers
+	// metrics serves the operations metrics; nil when there are none.
+	metrics echo.HandlerFunc
 }
 
 // goldUploadRoute receives gold nugget files. Its handler reads the body
@@ -111,6 +113,11 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 	e.HEAD(healthPath, h.health.Check)
 	e.GET(staticPrefix+"*", h.static)
 	e.HEAD(staticPrefix+"*", h.static)
+	if h.metrics != nil {
+		// Administrators only: the separate listener of --metrics-addr
+		// serves them to a scraper without sign-in.
+		e.GET(MetricsPath, h.metrics, requirePerm(auth.PermViewMetrics))
+	}
 
 	if h.reports != nil && h.jobs != nil {
 		// "/reports/new" is a static route, so it wins over "/reports/:id".

@@ -151,6 +151,11 @@ type Deps struct {
 	// report pages.
 	Citing handlers.CitingReader
 
+	// Metrics, when set, records every request (its route template,
+	// status and time) and serves the operations metrics at MetricsPath
+	// to administrators (docs/operations.md). Optional.
+	Metrics Metrics
+
 	// Rankers keeps the trained nugget rankers (docs/ranking.md).
 	// Optional: when nil, Jobs is used if it implements
 	// handlers.RankerStore (the SQLite store does); failing that, the
@@ -234,6 +239,10 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		e.IPExtractor = echo.ExtractIPDirect()
 	}
 
+	if deps.Metrics != nil {
+		// Outermost, to time the whole chain and see the status sent.
+		e.Use(observeRequests(deps.Metrics))
+	}
 	e.Use(middlewareChain(cfg.MaxBodyBytes, logger, hasOwnBodyLimit)...)
 	// Access control runs after the body limit, so reading a form for its
 	// CSRF token is bounded too.
@@ -331,6 +340,9 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	}
 	if rankers != nil {
 		rh.rankers = &handlers.Rankers{Site: site, Store: rankers}
+	}
+	if deps.Metrics != nil {
+		rh.metrics = echo.WrapHandler(deps.Metrics.Handler())
 	}
 	registerRoutes(e, rh)
 	return e, nil

@@ -96,13 +96,18 @@ const (
 	// the audit log that records deletions. An analyst may delete the jobs
 	// they submitted without it (docs/accounts.md).
 	PermDeleteReports Permission = "delete-reports"
+	// PermViewMetrics reads the operations metrics (/metrics): request
+	// routes, job and model call counts, the collection's size
+	// (docs/operations.md).
+	PermViewMetrics Permission = "view-metrics"
 )
 
 // Permissions lists every permission, in the order of the matrix in
 // Can's documentation.
 func Permissions() []Permission {
 	return []Permission{PermView, PermCreateReport, PermCancelJob, PermEditReport,
-		PermReviewCitations, PermApproveReport, PermUploadCorpus, PermManageUsers, PermEvaluate, PermManageRankers, PermDeleteReports}
+		PermReviewCitations, PermApproveReport, PermUploadCorpus, PermManageUsers, PermEvaluate, PermManageRankers, PermDeleteReports,
+		PermViewMetrics}
 }
 
 // action words a permission for "reviewers cannot ...".
@@ -130,6 +135,8 @@ func (p Permission) action() string {
 		return "switch nugget rankers"
 	case PermDeleteReports:
 		return "delete other people's reports"
+	case PermViewMetrics:
+		return "read the portal's metrics"
 	}
 	return "do " + string(p)
 }
@@ -143,6 +150,7 @@ var grants = map[Role]map[Permission]bool{
 		PermView: true, PermCreateReport: true, PermCancelJob: true, PermEditReport: true,
 		PermReviewCitations: true, PermApproveReport: true, PermUploadCorpus: true,
 		PermManageUsers: true, PermEvaluate: true, PermManageRankers: true, PermDeleteReports: true,
+		PermViewMetrics: true,
 	},
 	RoleAnalyst: {
 		PermView: true, PermCreateReport: true, PermCancelJob: true, PermEditReport: true,
@@ -168,6 +176,7 @@ var grants = map[Role]map[Permission]bool{
 //	evaluate            x       x        x
 //	manage-rankers      x
 //	delete-reports      x
+//	view-metrics        x
 //
 // An unknown role or permission is never granted anything.
 func Can(r Role, p Permission) bool {

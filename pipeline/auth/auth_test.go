@@ -31,6 +31,7 @@ func TestCan(t *testing.T) {
 		auth.PermEvaluate:        {A, N, R},
 		auth.PermManageRankers:   {A},
 		auth.PermDeleteReports:   {A},
+		auth.PermViewMetrics:     {A},
 	}
 	if got, want := len(auth.Permissions()), len(granted); got != want {
 		t.Fatalf("Permissions() has %d entries, the test table %d", got, want)
