@@ -18,6 +18,8 @@ import (
 	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/export"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
+	"github.com/crucible-portal/crucible/pipeline/llm"
+	"github.com/crucible-portal/crucible/pipeline/metrics"
 	"github.com/crucible-portal/crucible/pipeline/rerank"
 	"github.com/crucible-portal/crucible/pipeline/uploads"
 	"github.com/crucible-portal/crucible/web"
@@ -55,6 +57,10 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		"mark cookies Secure although requests arrive over plain HTTP: set behind a TLS proxy (env CRUCIBLE_SECURE_COOKIES)")
 	trustProxy := fs.Bool("trust-proxy", envBool(env, "CRUCIBLE_TRUST_PROXY"),
 		"take client addresses for the login rate limit from X-Forwarded-For set by a proxy on a private address (env CRUCIBLE_TRUST_PROXY)")
+	metricsAddr := fs.String("metrics-addr", env.get("CRUCIBLE_METRICS_ADDR", ""),
+		"also serve the Prometheus metrics at http://`HOST:PORT`/metrics without sign-in, on a loopback address (env CRUCIBLE_METRICS_ADDR); the portal's address serves them to admins only")
+	metricsPublic := fs.Bool("metrics-public", envBool(env, "CRUCIBLE_METRICS_PUBLIC"),
+		"allow --metrics-addr on an address that is not loopback: only where a firewall or proxy keeps strangers from it (env CRUCIBLE_METRICS_PUBLIC)")
 	var mf modelFlags
 	mf.register(fs, env)
 	if err := parseFlags(fs, args); err != nil {
@@ -63,6 +69,11 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	logger, err := newLogger(stderr, *level)
 	if err != nil {
 		return err
+	}
+	if *metricsAddr != "" {
+		if err := metricsAccess(*metricsAddr, *metricsPublic); err != nil {
+			return err
+		}
 	}
 	a, err := openApp(ctx, c)
 	if err != nil {
@@ -106,8 +117,32 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	errc := make(chan error, 1)
+	// The metrics are kept from the start, so a scrape during a long
+	// preparation already sees the process and the collection.
+	met := metrics.New(metrics.Options{Version: version, JobCounts: a.db.JobCounts, Stats: a.db.Stats, IndexDir: indexPath(c.data)})
+	var metricsSrv *http.Server
+	var metricsLn net.Listener
+	if *metricsAddr != "" {
+		if metricsLn, err = listenMetrics(*metricsAddr, *metricsPublic); err != nil {
+			ln.Close()
+			return err
+		}
+		metricsSrv = &http.Server{
+			Handler:           web.NewMetricsHandler(met),
+			ReadHeaderTimeout: 10 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		}
+	}
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if metricsSrv != nil {
+		go func() {
+			if err := metricsSrv.Serve(metricsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics listener: %w", err)
+			}
+		}()
+	}
 	stopped := false
 	stop := func() error {
 		if stopped {
@@ -117,6 +152,11 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		logger.Info("shutting down")
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
+		if metricsSrv != nil {
+			if err := metricsSrv.Shutdown(shutdownCtx); err != nil {
+				return fmt.Errorf("shutdown the metrics listener: %w", err)
+			}
+		}
 		if err := srv.Shutdown(shutdownCtx); err != nil {
 			return fmt.Errorf("shutdown: %w", err)
 		}
@@ -131,6 +171,9 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		url = "http://" + *addr
 	}
 	fmt.Fprintf(stdout, "Crucible is serving %s on %s (Ctrl-C to stop)\n", c.data, url)
+	if metricsLn != nil {
+		fmt.Fprintf(stdout, "Prometheus metrics without sign-in at http://%s%s\n", metricsLn.Addr(), web.MetricsPath)
+	}
 	if localMode && users == 0 {
 		fmt.Fprintf(stdout, "Single-user local mode: no accounts exist, so there is no sign-in. "+
 			"Add accounts with: crucible user add --data %s --role admin NAME\n", c.data)
@@ -153,8 +196,11 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		starting.Set("ingesting "+filepath.Base(*seed), 0, 0)
 		res, err := ingest(ctx, a, []string{*seed}, ingestOptions{MaxPassages: defaultMaxPassages}, stderr)
 		if err != nil {
+			met.Ingested("seed", "failed", pipeline.IngestCounts{})
 			return stopping(err)
 		}
+		met.Ingested("seed", "done", pipeline.IngestCounts{Added: res.stats.Inserted, Replaced: res.stats.Replaced,
+			Unchanged: res.stats.Unchanged, Skipped: res.walk.Skipped, Passages: res.stats.Passages})
 		logger.Info(res.summaryLine())
 	}
 	err = a.syncIndex(ctx, func(msg string) { logger.Warn(msg) }, func(done, total int) {
@@ -168,7 +214,9 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	runner := &jobs.Runner{Store: a.db, Available: engines, Rerankers: rerank.Methods(), Workers: *workers, Logger: logger}
+	observeEngines(engines, met)
+	runner := &jobs.Runner{Store: a.db, Available: engines, Rerankers: rerank.Methods(), Workers: *workers, Logger: logger,
+		Observer: met}
 	runCtx, stopRunner := context.WithCancel(context.WithoutCancel(ctx))
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- runner.Run(runCtx) }()
@@ -181,7 +229,8 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	// searches; their files wait in DATA/uploads until ingested.
 	uploadRunner := &uploads.Runner{Store: a.db, Documents: a.db, Index: a.index, Segment: index.Segment,
 		Dir: filepath.Join(c.data, "uploads"), Logger: logger,
-		Options: corpus.Options{MaxFileBytes: *uploadFileContent, MaxTotalBytes: *uploadContent}, MaxPassages: *uploadPassages}
+		Options: corpus.Options{MaxFileBytes: *uploadFileContent, MaxTotalBytes: *uploadContent}, MaxPassages: *uploadPassages,
+		Observer: met}
 	uploadsDone := make(chan struct{})
 	go func() {
 		defer close(uploadsDone)
@@ -210,7 +259,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		SecureCookies: *secureCookies,
 		TrustProxy:    *trustProxy,
 	}, web.Deps{
-		Searcher:        a.searcher(),
+		Searcher:        met.Searcher(a.searcher(), metrics.SourcePortal),
 		Store:           a.db,
 		Marker:          a.index,
 		Jobs:            a.db,
@@ -226,6 +275,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		Authoring:       editor(a, engines),
 		Collection:      collectionNamer(a, *collection),
 		TeamID:          *teamID,
+		Metrics:         met,
 	})
 	if err != nil {
 		return err
@@ -245,6 +295,54 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// observeEngines has the engines report to m: every model call through
+// their caches, by engine id, and the searches of their retrieval.
+func observeEngines(engines []jobs.Engine, m *metrics.Metrics) {
+	for _, e := range engines {
+		if c, ok := e.Pipeline.Model.(llm.Cached); ok {
+			c.Observer, c.Engine = m, e.Info.ID
+			e.Pipeline.Model = c
+		}
+		e.Pipeline.Searcher = m.Searcher(e.Pipeline.Searcher, metrics.SourceReport)
+	}
+}
+
+// metricsAccess checks the --metrics-addr address: HOST:PORT, and a
+// loopback host unless public allows any. The metrics listener has no
+// sign-in, and the metrics tell whoever reads them what the portal is
+// used for (request routes, report jobs, model calls, the collection's
+// size), so it is kept off addresses others can reach unless the
+// operator says a firewall or proxy guards it.
+func metricsAccess(addr string, public bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%w: --metrics-addr %q: want HOST:PORT, such as 127.0.0.1:9090: %v", errUsage, addr, err)
+	}
+	if public || loopbackHost(host) {
+		return nil
+	}
+	return fmt.Errorf("refusing to serve metrics on %s: it is not a loopback address, and the metrics listener has no sign-in, "+
+		"so anyone who can reach it would read what the portal does (request routes, report jobs, model calls, the collection's size). "+
+		"Serve them on 127.0.0.1 (a Prometheus on another machine can scrape through a tunnel or a proxy), read them at /metrics "+
+		"on the portal's address as an admin, or pass --metrics-public if a firewall or proxy keeps strangers from %s", addr, addr)
+}
+
+// listenMetrics listens for the metrics listener and, unless public,
+// checks that the address bound is loopback (a host name may resolve
+// elsewhere).
+func listenMetrics(addr string, public bool) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
+	}
+	if !public && !listenerIsLoopback(ln) {
+		ln.Close()
+		return nil, fmt.Errorf("refusing to serve metrics on %s: it resolved to %s, which is not a loopback address; "+
+			"serve them on 127.0.0.1, or pass --metrics-public if a firewall or proxy keeps strangers from it", addr, ln.Addr())
+	}
+	return ln, nil
 }
 
 // editor is the portal's report authoring: versions, reviews and statuses
