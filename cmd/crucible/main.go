@@ -66,6 +66,7 @@ Usage:
   crucible features --data DIR [--engine offline|openai] [--docs N]
   crucible eval    retrieval --qrels Q [--nugget-qrels NQ] --run R [--k 10,20,100] [--json]
   crucible eval    reports --data DIR --requests FILE --nuggets FILE --reports DIR [--judge offline|model] [--json]
+  crucible diff    [--request ID] [--nuggets FILE [--data DIR]] A.json B.json
   crucible train   ranker --data DIR --requests FILE --nuggets FILE [--engine offline|openai] [--dry-run]
   crucible bench   index|search [--data DIR] [--scale 1,10] [--corpus FILE]
   crucible user    add|list|passwd --data DIR [--role admin|analyst|reviewer] [NAME]
@@ -101,6 +102,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdFeatures(ctx, args[1:], env, stdout, stderr)
 	case "eval":
 		return cmdEval(ctx, args[1:], env, stdout, stderr)
+	case "diff":
+		return cmdDiff(ctx, args[1:], env, stdout, stderr)
 	case "train":
 		return cmdTrain(ctx, args[1:], env, stdout, stderr)
 	case "bench":
