@@ -351,6 +351,7 @@ type termsField struct {
 	length int
 	freqs  bleve_index_api.TokenFrequencies
 	bytes  uint64
+	size   int // memory, computed once: Bleve asks for it per batch
 }
 
 func newTermsField(ts analysis.TokenStream, textBytes int) *termsField {
@@ -363,6 +364,7 @@ func newTermsField(ts analysis.TokenStream, textBytes int) *termsField {
 		}
 		tf.SetFrequency(tf.Frequency() + 1)
 	}
+	f.size = 48 + f.freqs.Size()
 	return f
 }
 
@@ -381,7 +383,7 @@ func (f *termsField) AnalyzedTokenFrequencies() bleve_index_api.TokenFrequencies
 func (f *termsField) NumPlainTextBytes() uint64 { return f.bytes }
 
 // Size is the field's memory, which Bleve accounts for per batch.
-func (f *termsField) Size() int { return 48 + f.freqs.Size() }
+func (f *termsField) Size() int { return f.size }
 
 // IndexDocuments indexes the passages of docs, replacing any passage with
 // the same id. previous are the stored versions of documents that docs
@@ -400,7 +402,41 @@ func (ix *Index) IndexDocuments(ctx context.Context, docs []pipeline.IngestDocum
 // b.Seq is above the index's watermark, records b.Seq as the watermark in
 // the same atomic Bleve batch (pipeline.PassageIndexer).
 func (ix *Index) IndexBatch(ctx context.Context, bt pipeline.IndexBatch) error {
-	docs, previous := bt.Docs, bt.Previous
+	p, err := ix.PrepareBatch(ctx, bt)
+	if err != nil {
+		return err
+	}
+	return p.Apply(ctx)
+}
+
+// preparedBatch is a batch analysed, ready to be applied.
+type preparedBatch struct {
+	ix       *Index
+	bt       pipeline.IndexBatch
+	old, cur []analysed
+}
+
+// PrepareBatch analyses a batch without touching the index, so that a
+// bulk load can analyse one batch while the one before it is written
+// (pipeline.BatchPreparer). Batches must be applied in order.
+func (ix *Index) PrepareBatch(ctx context.Context, bt pipeline.IndexBatch) (pipeline.PreparedBatch, error) {
+	old, err := ix.analyseAll(ctx, bt.Previous, false)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := ix.analyseAll(ctx, bt.Docs, true)
+	if err != nil {
+		return nil, err
+	}
+	return &preparedBatch{ix: ix, bt: bt, old: old, cur: cur}, nil
+}
+
+// Apply writes a prepared batch to the index, atomically.
+func (p *preparedBatch) Apply(ctx context.Context) error {
+	ix, docs, previous := p.ix, p.bt.Docs, p.bt.Previous
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	total, err := ix.totalTokens()
@@ -412,11 +448,7 @@ func (ix *Index) IndexBatch(ctx context.Context, bt pipeline.IndexBatch) error {
 		newCount[d.Doc.ID] = len(d.Passages)
 	}
 	b := ix.idx.NewBatch()
-	old, err := ix.analyseAll(ctx, previous, false)
-	if err != nil {
-		return err
-	}
-	for _, a := range old {
+	for _, a := range p.old {
 		total -= min(total, a.n)
 	}
 	for _, d := range previous {
@@ -426,11 +458,7 @@ func (ix *Index) IndexBatch(ctx context.Context, bt pipeline.IndexBatch) error {
 			}
 		}
 	}
-	cur, err := ix.analyseAll(ctx, docs, true)
-	if err != nil {
-		return err
-	}
-	for _, a := range cur {
+	for _, a := range p.cur {
 		total += a.n
 		if err := b.IndexAdvanced(document.NewDocument(a.id).AddField(a.field)); err != nil {
 			return fmt.Errorf("index passage %s: %w", a.id, err)
@@ -439,13 +467,13 @@ func (ix *Index) IndexBatch(ctx context.Context, bt pipeline.IndexBatch) error {
 	var buf [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(buf[:], total)
 	b.SetInternal(keyTotalTokens, append([]byte(nil), buf[:k]...))
-	if bt.Seq > 0 {
+	if p.bt.Seq > 0 {
 		wm, err := ix.Watermark()
 		if err != nil {
 			return err
 		}
-		if bt.Seq > wm {
-			k := binary.PutUvarint(buf[:], uint64(bt.Seq))
+		if p.bt.Seq > wm {
+			k := binary.PutUvarint(buf[:], uint64(p.bt.Seq))
 			b.SetInternal(keyWatermark, append([]byte(nil), buf[:k]...))
 		}
 	}

@@ -45,23 +45,34 @@ func Rebuild(ctx context.Context, path string, opts Options, src PassageLister, 
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("reindex: %w", err)
 	}
+	// Each batch is analysed while the one before it is written
+	// (pipeline.InOrder), and read from the store meanwhile.
 	const batchPassages = 1000
+	var order pipeline.InOrder
 	var docs []pipeline.IngestDocument
 	n, done := 0, 0
 	flush := func() error {
 		if len(docs) == 0 {
 			return nil
 		}
-		if err := ix.IndexDocuments(ctx, docs, nil); err != nil {
-			return err
-		}
-		done += n
-		n = 0
-		docs = docs[:0]
-		if progress != nil {
-			progress(done)
-		}
-		return nil
+		batch, count := docs, n
+		docs, n = nil, 0
+		return order.Go(func() (func() error, error) {
+			p, err := ix.PrepareBatch(ctx, pipeline.IndexBatch{Docs: batch})
+			if err != nil {
+				return nil, err
+			}
+			return func() error {
+				if err := p.Apply(ctx); err != nil {
+					return err
+				}
+				done += count
+				if progress != nil {
+					progress(done)
+				}
+				return nil
+			}, nil
+		})
 	}
 	err = src.EachPassage(ctx, func(title string, p pipeline.Passage) error {
 		if k := len(docs); k > 0 && docs[k-1].Doc.ID == p.DocID {
@@ -74,15 +85,17 @@ func Rebuild(ctx context.Context, path string, opts Options, src PassageLister, 
 		}
 		n++
 		if n >= batchPassages {
-			// Keep the document being read in the next batch whole: a
-			// document split across batches is still correct (passage
-			// ids are independent), so simply flush.
+			// A document split across batches is still correct (passage
+			// ids are independent).
 			return flush()
 		}
 		return nil
 	})
 	if err == nil {
 		err = flush()
+	}
+	if werr := order.Wait(); err == nil {
+		err = werr
 	}
 	if cerr := ix.Close(); err == nil && cerr != nil {
 		err = cerr

@@ -25,9 +25,11 @@ type IngestStats struct {
 // is lost. Documents stored already exactly as given are not written again.
 //
 // With Overlap set, indexing a batch overlaps with reading and storing the
-// next one: a full batch's index write runs in the background while Add
-// goes on, one at a time and in order; Flush waits for it. An index error
-// is then returned by the next Add or Flush.
+// next ones: a full batch is indexed in the background while Add goes on
+// (its analysis alongside the previous batch's write when the index is a
+// BatchPreparer; writes one at a time, in order); Flush waits for all of
+// them. An index error is then returned by the next Add that stores a
+// batch, or by Flush.
 type Ingester struct {
 	Store     DocumentWriter
 	Index     PassageIndexer
@@ -48,7 +50,7 @@ type Ingester struct {
 	batch      []IngestDocument
 	batchBytes int
 	stats      IngestStats
-	indexing   chan error // the batch being indexed in the background, if any
+	order      InOrder // the batches being indexed in the background
 }
 
 // TooManyPassagesError refuses a document that segments into more
@@ -114,22 +116,12 @@ func (in *Ingester) Flush(ctx context.Context) error {
 	return in.flush(ctx, true)
 }
 
-// waitIndex waits for the batch being indexed in the background.
-func (in *Ingester) waitIndex() error {
-	if in.indexing == nil {
-		return nil
-	}
-	err := <-in.indexing
-	in.indexing = nil
-	return err
-}
-
 // flush stores the queued documents and starts indexing them; with wait
 // it also waits for the index.
 func (in *Ingester) flush(ctx context.Context, wait bool) error {
 	if len(in.batch) == 0 {
 		if wait {
-			return in.waitIndex()
+			return in.order.Wait()
 		}
 		return nil
 	}
@@ -170,26 +162,38 @@ func (in *Ingester) flush(ctx context.Context, wait bool) error {
 	for _, b := range written {
 		in.stats.Passages += len(b.Passages)
 	}
-	// Batches reach the index in the order they were stored.
-	if err := in.waitIndex(); err != nil {
-		return err
-	}
 	if len(written) > 0 {
-		done := make(chan error, 1)
 		b := IndexBatch{Seq: res.Batch, Docs: written, Previous: res.Previous}
-		go func() {
-			if err := in.Index.IndexBatch(ctx, b); err != nil {
-				done <- fmt.Errorf("documents were stored but indexing failed (run `crucible reindex` to rebuild the index): %w", err)
-				return
+		if !in.Overlap {
+			return indexFailed(in.Index.IndexBatch(ctx, b))
+		}
+		// Batches reach the index in the order they were stored.
+		err := in.order.Go(func() (func() error, error) {
+			if p, ok := in.Index.(BatchPreparer); ok {
+				pb, err := p.PrepareBatch(ctx, b)
+				if err != nil {
+					return nil, indexFailed(err)
+				}
+				return func() error { return indexFailed(pb.Apply(ctx)) }, nil
 			}
-			done <- nil
-		}()
-		in.indexing = done
+			return func() error { return indexFailed(in.Index.IndexBatch(ctx, b)) }, nil
+		})
+		if err != nil {
+			return err
+		}
 	}
-	if wait || !in.Overlap {
-		return in.waitIndex()
+	if wait {
+		return in.order.Wait()
 	}
 	return nil
+}
+
+// indexFailed says what an index error after a stored batch means.
+func indexFailed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("documents were stored but indexing failed (run `crucible reindex` to rebuild the index): %w", err)
 }
 
 // Stats returns the counts so far (after Flush, complete).
