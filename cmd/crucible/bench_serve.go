@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +85,7 @@ func benchServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&sf.data, "data", "", "benchmark a copy of this data `folder` instead of building one from --corpus and --scale")
 	fs.StringVar(&sf.work, "work", "", "scratch `folder`, kept afterwards (default: a temporary folder)")
 	fs.Uint64Var(&sf.seed, "seed", 1, "seed of the clients' choices")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed run (server and clients: one process) to this `file`")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -194,6 +196,17 @@ func benchServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if clients[i], err = benchClient(ctx, transport, base, user, password); err != nil {
 			return fmt.Errorf("client %d: %w", i+1, err)
 		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	mode := "signed in as analysts (one session each)"
 	if sf.local {
