@@ -121,6 +121,9 @@ type Reports struct {
 	// TeamID is the team the TREC formats name (export.DefaultTeamID
 	// when empty).
 	TeamID string
+	// Gold keeps the gold nugget sets the compare page judges both
+	// reports against. Optional: without it the page compares no metrics.
+	Gold GoldStore
 }
 
 // collectionIDs names the collection for an export.

@@ -136,6 +136,8 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.ReportsPath+"/:id/export.md", h.reports.ExportMarkdown, view)
 		e.GET(views.ReportsPath+"/:id/print", h.reports.Print, view)
 		e.GET(views.ReportsPath+"/:id/download.zip", h.reports.DownloadAll, view)
+		// Whoever can view reports can compare two (issue 16 #2).
+		e.GET(views.ReportsPath+"/:id/compare", h.reports.Compare, view)
 		e.GET(views.JobsPath, h.jobs.List, view)
 		e.GET(views.JobsPath+"/:id", h.jobs.Show, view)
 		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel, requirePerm(auth.PermCancelJob))

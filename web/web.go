@@ -318,6 +318,8 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		}
 	}
 	if evaluationsEnabled {
+		// The compare page judges both reports against a chosen gold set.
+		rh.reports.Gold = gold
 		rh.evaluations = &handlers.Evaluations{
 			Site:         site,
 			Reports:      deps.Jobs,
