@@ -2,8 +2,10 @@ package crucible
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -88,5 +90,34 @@ func (e *Engine) Lead(ctx context.Context, req pipeline.Request, sentences func(
 		length += add
 		out = append(out, pipeline.Sentence{Text: c.text, Citation: c.cit, Confidence: c.score})
 	}
-	return pipeline.Report{Request: req, RunID: "lead-baseline", Engine: "lead baseline (no model)", Sentences: out}, nil
+	rep := pipeline.Report{Request: req, RunID: "lead-baseline", Engine: "lead baseline (no model)", Sentences: out}
+	m, err := e.leadManifest(ctx, rep.Engine)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	rep.Manifest = &m
+	return rep, nil
+}
+
+// LeadVersion is the lead baseline's version in its manifests.
+const LeadVersion = "lead-baseline-v1"
+
+// leadManifest is the lead baseline's run manifest: the engine's
+// provenance (corpus, index, software), no model, no prompts and no
+// settings but the passages it reads.
+func (e *Engine) leadManifest(ctx context.Context, label string) (pipeline.Manifest, error) {
+	var m pipeline.Manifest
+	if e.Provenance != nil {
+		p, err := e.Provenance(ctx)
+		if err != nil {
+			return m, fmt.Errorf("read the run's provenance: %w", err)
+		}
+		m = p.Clone()
+	} else {
+		m.Software = pipeline.SoftwareFacts()
+	}
+	m.ManifestVersion, m.Pipeline = pipeline.ManifestVersion, LeadVersion
+	m.Engine = pipeline.EngineFacts{ID: "lead", Label: label, Offline: true}
+	m.Settings = pipeline.RunSettings{"lead_passages": json.Number(strconv.Itoa(leadPassages))}
+	return m, nil
 }
