@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -211,8 +212,42 @@ func (d *DB) Titles(ctx context.Context, ids []string) (map[string]string, error
 	return out, nil
 }
 
-// Stats summarises the collection.
+// statsCache keeps the collection's statistics with the number of the last
+// ingest batch they cover (every write of documents is a journalled
+// batch, as for corpusCache): summing the texts' lengths reads every
+// document, which the home page must not do on each visit.
+type statsCache struct {
+	mu    sync.Mutex
+	valid bool
+	batch int64
+	stats pipeline.CollectionStats
+}
+
+// Stats summarises the collection. It reads the documents only when a
+// batch was ingested since the last call (by any process: the batch
+// number is read from the database).
 func (d *DB) Stats(ctx context.Context) (pipeline.CollectionStats, error) {
+	c := &d.stats
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	batch, err := d.LatestBatch(ctx)
+	if err != nil {
+		return pipeline.CollectionStats{}, fmt.Errorf("collection stats: %w", err)
+	}
+	if c.valid && c.batch == batch {
+		return c.stats, nil
+	}
+	s, err := d.readStats(ctx)
+	if err != nil {
+		return s, err
+	}
+	// The batch number read first may be older than what the counts hold,
+	// never newer: at worst the next call reads them again.
+	c.valid, c.batch, c.stats = true, batch, s
+	return s, nil
+}
+
+func (d *DB) readStats(ctx context.Context) (pipeline.CollectionStats, error) {
 	var s pipeline.CollectionStats
 	var last sql.NullString
 	err := d.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(length(CAST(text AS BLOB))),0), MAX(ingested_at) FROM documents`).

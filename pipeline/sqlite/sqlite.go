@@ -20,8 +20,10 @@ type DB struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
-	// corpus caches the collection's fingerprint (CorpusFacts).
+	// corpus caches the collection's fingerprint (CorpusFacts), stats its
+	// statistics (Stats).
 	corpus corpusCache
+	stats  statsCache
 }
 
 // Open opens (creating if needed) the database file at path, sets WAL mode,
@@ -32,6 +34,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_synchronous", "NORMAL")
+	// Each connection keeps its most used statements prepared: the portal
+	// asks the same few dozen queries over and over.
+	q.Set("_stmt_cache_size", "64")
 	// Writers take the lock when they begin, so two writers queue on the
 	// busy timeout instead of failing to upgrade a read lock.
 	q.Set("_txlock", "immediate")
@@ -48,6 +53,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
 	}
+	// Keep connections open between requests: database/sql closes all but
+	// two idle ones by default, and the portal's concurrent requests then
+	// reopen (and re-prepare) a SQLite connection each.
+	db.SetMaxIdleConns(32)
 	return &DB{db: db, path: path, now: time.Now}, nil
 }
 

@@ -265,3 +265,39 @@ func TestHitPassages(t *testing.T) {
 		t.Errorf("malformed id: err = %v, want ErrInvalid", err)
 	}
 }
+
+// TestStatsFollowIngests: the statistics are read again after every
+// ingest batch, by this handle or another process's, and not otherwise.
+func TestStatsFollowIngests(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpenDB(t)
+	st, err := db.Stats(ctx)
+	if err != nil || st.Documents != 0 {
+		t.Fatalf("empty collection: %+v, %v", st, err)
+	}
+	if _, err := db.ReplaceDocuments(ctx, []pipeline.IngestDocument{ingestDoc("a", "A", "one", "two")}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = db.Stats(ctx); st.Documents != 1 || st.Passages != 2 || st.Characters != 7 {
+		t.Fatalf("after one document: %+v", st)
+	}
+	// Another handle on the same file (as another process would write).
+	other, err := sqlite.Open(ctx, db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ReplaceDocuments(ctx, []pipeline.IngestDocument{ingestDoc("b", "B", "three")}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = db.Stats(ctx); st.Documents != 2 || st.Passages != 3 {
+		t.Fatalf("after another handle's batch: %+v", st)
+	}
+	// Replacing a document with a shorter one.
+	if _, err := db.ReplaceDocuments(ctx, []pipeline.IngestDocument{ingestDoc("a", "A", "x")}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = db.Stats(ctx); st.Documents != 2 || st.Passages != 2 || st.Characters != 6 {
+		t.Fatalf("after a replacement: %+v", st)
+	}
+}
