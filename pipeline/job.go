@@ -9,20 +9,29 @@ import (
 // JobState is where a job is in its life.
 type JobState string
 
-// Job states. A job is queued, then running, then ends done, failed or
-// cancelled. A running job found at start-up was interrupted and goes back
-// to queued (it resumes; cached model calls make that cheap).
+// Job states. A job is queued, then running, then ends done, failed,
+// cancelled or stopped. A running job found at start-up was interrupted
+// and goes back to queued (it resumes; cached model calls make that
+// cheap). A job stopped at one of its caps (Caps) keeps what it made and
+// may be resumed with a higher cap, which queues it again.
 const (
 	JobQueued    JobState = "queued"
 	JobRunning   JobState = "running"
 	JobDone      JobState = "done"
 	JobFailed    JobState = "failed"
 	JobCancelled JobState = "cancelled"
+	JobStopped   JobState = "stopped"
 )
 
-// Finished reports whether the state is final.
+// JobStates lists every state, in a job's order.
+func JobStates() []JobState {
+	return []JobState{JobQueued, JobRunning, JobDone, JobFailed, JobCancelled, JobStopped}
+}
+
+// Finished reports whether the state is final (a stopped job stays
+// stopped unless someone resumes it).
 func (s JobState) Finished() bool {
-	return s == JobDone || s == JobFailed || s == JobCancelled
+	return s == JobDone || s == JobFailed || s == JobCancelled || s == JobStopped
 }
 
 // Progress is what a running job reports.
@@ -46,7 +55,13 @@ type Job struct {
 	ErrorStage string
 	// CancelRequested is set when a user asked to cancel a running job.
 	CancelRequested bool
-	ReportID        int64 // 0 until the report is stored
+	// Caps are the job's caps in force (the server's, or lower ones the
+	// job asked for); zero when none bounds it.
+	Caps Caps
+	// Stopped says which cap stopped the job, and in which stage, when
+	// its state is JobStopped.
+	Stopped  *CapError
+	ReportID int64 // 0 until the report is stored
 	// SubmittedBy names the account that submitted the job ("local" in
 	// local mode); empty for jobs from before it was recorded and jobs
 	// started outside the portal.
@@ -133,6 +148,18 @@ type JobStore interface {
 	Candidates(ctx context.Context, jobID int64) ([]Candidate, error)
 	// Report returns a stored report with its sentences and nuggets.
 	Report(ctx context.Context, id int64) (Report, error)
+}
+
+// CapStore is an optional JobStore extension for jobs stopped at a cap.
+// The SQLite store implements it.
+type CapStore interface {
+	// StopJob ends a running job in JobStopped, recording the cap that
+	// stopped it (its message is the job's Error, its stage ErrorStage).
+	StopJob(ctx context.Context, id int64, cap CapError) error
+	// ResumeJob queues a stopped job again under caps, clearing its
+	// stop: ErrConflict unless the job is stopped, ErrNotFound for an
+	// unknown job.
+	ResumeJob(ctx context.Context, id int64, caps Caps) (Job, error)
 }
 
 // AuditEntry is one line of the audit log: who did what to what, and

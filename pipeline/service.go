@@ -10,6 +10,9 @@ type EngineInfo struct {
 	// Defaults are the engine's rules where a request's settings leave
 	// them to it (Settings.Heuristics).
 	Defaults Heuristics
+	// Prices are what the engine's endpoint charges for tokens (set by
+	// the operator); zero when not known, and for the offline engine.
+	Prices Prices
 }
 
 // ReportService queues and controls report jobs. The web pages and the

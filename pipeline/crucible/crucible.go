@@ -144,6 +144,12 @@ type Engine struct {
 	// run starts. nil: manifests name the engine by Name and the software
 	// alone.
 	Provenance func(ctx context.Context) (pipeline.Manifest, error)
+	// StandIn answers the model tasks of a dry run (Estimate): the
+	// offline engine, which costs nothing. nil: no estimate is offered.
+	StandIn pipeline.Model
+	// Offline is set when Model is the offline engine: its calls are
+	// tasks, and it spends no tokens (estimates count none).
+	Offline bool
 }
 
 // OfflineHeuristics are the offline engine's defaults: the rules that,

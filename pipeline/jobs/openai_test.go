@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
@@ -36,6 +37,11 @@ type scriptedEndpoint struct {
 	garble pipeline.Task
 	// noLogprobs leaves log-probabilities out of every answer.
 	noLogprobs bool
+	// charTokens reports a call's tokens as its characters / 4 (rounded
+	// up), prompt and answer, instead of a fixed 100 and 10.
+	charTokens bool
+	// delay holds every answer this long.
+	delay time.Duration
 }
 
 func messagesKey(ms []pipeline.Message) string {
@@ -85,6 +91,13 @@ func (ep *scriptedEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ep.mu.Lock()
 	req, ok := ep.inputs[messagesKey(ms)]
 	ep.mu.Unlock()
+	if ep.delay > 0 {
+		select {
+		case <-time.After(ep.delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if !ok {
 		http.Error(w, `{"error":{"message":"unknown messages"}}`, 400)
 		return
@@ -120,10 +133,19 @@ func (ep *scriptedEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		choice["logprobs"] = map[string]any{"content": toks}
 	}
+	promptTokens, completionTokens := 100, 10
+	if ep.charTokens {
+		chars := 0
+		for _, m := range ms {
+			chars += utf8.RuneCountInString(m.Content)
+		}
+		promptTokens, completionTokens = (chars+3)/4, (utf8.RuneCountInString(text)+3)/4
+	}
 	out, _ := json.Marshal(map[string]any{
 		"id": "x", "object": "chat.completion", "created": 1, "model": "scripted-1",
 		"choices": []any{choice},
-		"usage":   map[string]int{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+		"usage": map[string]int{"prompt_tokens": promptTokens, "completion_tokens": completionTokens,
+			"total_tokens": promptTokens + completionTokens},
 	})
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(out)
@@ -141,6 +163,8 @@ func (w *world) openAIEngine(t *testing.T, ep *scriptedEndpoint) jobs.Engine {
 	e := w.engine(recorder{ep: ep, next: llm.Cached{Next: client, Store: w.db, Namespace: client.Name()}})
 	e.Info = pipeline.EngineInfo{ID: "openai", Label: client.Name()}
 	e.Pipeline.Name = client.Name()
+	// The dry run's stand-in, as engines.go gives a model engine.
+	e.Pipeline.StandIn = offline.New(analyzer{w.ix})
 	return e
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/crucible"
+	"github.com/crucible-portal/crucible/pipeline/llm"
 )
 
 // Engine is one way of answering model tasks.
@@ -46,6 +47,10 @@ type Runner struct {
 	// Observer, when set, hears jobs start and end and their stages'
 	// durations, for the operator's metrics. Optional.
 	Observer pipeline.JobObserver
+	// Limits are the server's caps (serve --max-calls, --max-tokens,
+	// --max-time): every job runs under them, or under lower caps it
+	// asks for (SubmitCapped). Zero: no cap.
+	Limits pipeline.Caps
 
 	once    sync.Once
 	wake    chan struct{}
@@ -92,9 +97,54 @@ func (r *Runner) engine(id string) (Engine, bool) {
 	return Engine{}, false
 }
 
-// Submit implements pipeline.ReportService.
+// Submit implements pipeline.ReportService: the job runs under the
+// server's caps (Limits).
 func (r *Runner) Submit(ctx context.Context, req pipeline.Request, s pipeline.Settings, engine string) (pipeline.Job, bool, error) {
+	return r.SubmitCapped(ctx, req, s, engine, pipeline.Caps{})
+}
+
+// JobCaps returns the server's caps (Limits), the most a job may ask for.
+func (r *Runner) JobCaps() pipeline.Caps { return r.Limits }
+
+// SubmitCapped is Submit with the job's own caps: each one set must not
+// be above the server's (FieldErrors max_calls, max_tokens, max_time
+// otherwise); the ones it leaves at 0 are the server's.
+func (r *Runner) SubmitCapped(ctx context.Context, req pipeline.Request, s pipeline.Settings, engine string, caps pipeline.Caps) (pipeline.Job, bool, error) {
 	r.init()
+	fe := r.check(req, s, &engine)
+	var capErr pipeline.FieldErrors
+	if errors.As(caps.Check(r.Limits), &capErr) {
+		for k, v := range capErr {
+			fe[k] = v
+		}
+	}
+	if len(fe) > 0 {
+		return pipeline.Job{}, false, fe
+	}
+	if req.ID == "" {
+		// Exports and evaluations name a report by its request id.
+		req.ID = req.GeneratedID()
+	}
+	job, existing, err := r.Store.CreateJob(ctx, pipeline.Job{Request: req, Settings: s, Engine: engine,
+		SubmittedBy: pipeline.ActorFrom(ctx), Caps: caps.Within(r.Limits)})
+	if err != nil {
+		return job, false, err
+	}
+	r.wakeUp()
+	return job, existing, nil
+}
+
+// wakeUp tells an idle worker a job is queued.
+func (r *Runner) wakeUp() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// check validates a request, its settings and the engine named (the
+// default engine when empty, which it fills in).
+func (r *Runner) check(req pipeline.Request, s pipeline.Settings, engine *string) pipeline.FieldErrors {
 	fe := pipeline.FieldErrors{}
 	var reqErr, setErr pipeline.FieldErrors
 	if errors.As(req.Validate(), &reqErr) {
@@ -107,6 +157,19 @@ func (r *Runner) Submit(ctx context.Context, req pipeline.Request, s pipeline.Se
 			fe[k] = v
 		}
 	}
+	fe2 := r.checkEngine(s, engine)
+	for k, v := range fe2 {
+		fe[k] = v
+	}
+	return fe
+}
+
+// checkEngine checks the engine named (filling in the default) and the
+// reranker the settings name.
+func (r *Runner) checkEngine(s pipeline.Settings, enginePtr *string) pipeline.FieldErrors {
+	fe := pipeline.FieldErrors{}
+	engine := *enginePtr
+	defer func() { *enginePtr = engine }()
 	if engine == "" && len(r.Available) > 0 {
 		engine = r.Available[0].Info.ID
 	}
@@ -120,22 +183,59 @@ func (r *Runner) Submit(ctx context.Context, req pipeline.Request, s pipeline.Se
 			fe["reranker"] = fmt.Sprintf("%q is not an available reranker (%s)", s.Reranker, strings.Join(r.Rerankers, ", "))
 		}
 	}
-	if len(fe) > 0 {
-		return pipeline.Job{}, false, fe
+	return fe
+}
+
+// Estimate says what a job of req with settings s would cost on the
+// engine named (the default when empty), stage by stage, without a model
+// call (crucible.Engine.Estimate): a dry run. Bad input gives
+// FieldErrors, as Submit does.
+func (r *Runner) Estimate(ctx context.Context, req pipeline.Request, s pipeline.Settings, engine string) (pipeline.CostEstimate, error) {
+	r.init()
+	if fe := r.check(req, s, &engine); len(fe) > 0 {
+		return pipeline.CostEstimate{}, fe
 	}
-	if req.ID == "" {
-		// Exports and evaluations name a report by its request id.
-		req.ID = req.GeneratedID()
+	eng, _ := r.engine(engine)
+	return eng.Pipeline.Estimate(ctx, req, s)
+}
+
+// Resume queues a job stopped at a cap again under caps, which must let
+// it past the cap that stopped it (a higher one, or none where the server
+// sets none) and stay within the server's (FieldErrors otherwise). The
+// run starts over; the model cache answers the calls it made before for
+// nothing. A job that is not stopped gives ErrConflict.
+func (r *Runner) Resume(ctx context.Context, id int64, caps pipeline.Caps) (pipeline.Job, error) {
+	r.init()
+	cs, ok := r.Store.(pipeline.CapStore)
+	if !ok {
+		return pipeline.Job{}, fmt.Errorf("resume job %d: the store keeps no caps: %w", id, pipeline.ErrConflict)
 	}
-	job, existing, err := r.Store.CreateJob(ctx, pipeline.Job{Request: req, Settings: s, Engine: engine, SubmittedBy: pipeline.ActorFrom(ctx)})
+	job, err := r.Store.Job(ctx, id)
 	if err != nil {
-		return job, false, err
+		return job, err
 	}
-	select {
-	case r.wake <- struct{}{}:
-	default:
+	if job.State != pipeline.JobStopped || job.Stopped == nil {
+		return job, fmt.Errorf("job %d is %s, not stopped at a cap: %w", id, job.State, pipeline.ErrConflict)
 	}
-	return job, existing, nil
+	if err := caps.Check(r.Limits); err != nil {
+		return job, err
+	}
+	in := caps.Within(r.Limits)
+	if stop := job.Stopped; !in.Raises(stop.Cap, stop.Limit) {
+		name := pipeline.CapField(stop.Cap)
+		msg := fmt.Sprintf("must be above %s, the cap the job stopped at", pipeline.CapText(stop.Cap, stop.Limit))
+		if r.Limits.Limit(stop.Cap) > 0 && r.Limits.Limit(stop.Cap) <= stop.Limit {
+			msg = fmt.Sprintf("cannot be raised here: the job stopped at the server's cap of %s, which an administrator sets (serve --%s)",
+				pipeline.CapText(stop.Cap, stop.Limit), strings.ReplaceAll(name, "_", "-"))
+		}
+		return job, pipeline.FieldErrors{name: msg}
+	}
+	job, err = cs.ResumeJob(ctx, id, in)
+	if err != nil {
+		return job, err
+	}
+	r.wakeUp()
+	return job, nil
 }
 
 // Cancel implements pipeline.ReportService.
@@ -274,12 +374,25 @@ func (r *Runner) execute(ctx context.Context, job pipeline.Job) {
 	}
 	obs := &storeObserver{store: r.Store, jobID: job.ID, ctx: jobCtx, log: log,
 		note: &pipeline.StageNote{}, observer: r.Observer, engine: job.Engine}
+	// The job's caps: its calls and tokens counted in front of the model
+	// (and its cache), its wall time by the run's context.
+	budget := pipeline.NewBudget(job.Caps)
+	pl := *eng.Pipeline
+	pl.Model = llm.Capped{Next: pl.Model, Budget: budget}
+	runCtx := jobCtx
+	if job.Caps.Time > 0 {
+		var stopRun context.CancelFunc
+		runCtx, stopRun = context.WithTimeoutCause(jobCtx, job.Caps.Time,
+			&pipeline.CapError{Cap: pipeline.CapTime, Limit: int64(job.Caps.Time)})
+		defer stopRun()
+	}
 	// The model calls of the run learn its stage from the context.
-	rep, err := eng.Pipeline.Generate(pipeline.WithStageNote(jobCtx, obs.note), job.Request, job.Settings, obs)
-	obs.flush()
+	rep, err := pl.Generate(pipeline.WithStageNote(runCtx, obs.note), job.Request, job.Settings, obs)
+	obs.flush(budget.Used())
 	cmu.Lock()
 	byUser := userCancelled
 	cmu.Unlock()
+	capped := reachedCap(err, budget, runCtx)
 	switch {
 	case err == nil:
 		for _, p := range rep.Problems {
@@ -296,6 +409,22 @@ func (r *Runner) execute(ctx context.Context, job pipeline.Job) {
 		finish(pipeline.JobCancelled, obs.stage(), "cancelled by a user")
 	case ctx.Err() != nil:
 		log.Info("job interrupted by shutdown; it resumes at the next start", "stage", obs.stage())
+	case capped != nil:
+		if capped.Stage == "" {
+			capped.Stage = obs.stage()
+		}
+		ended = pipeline.JobStopped
+		fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer fcancel()
+		if cs, ok := r.Store.(pipeline.CapStore); ok {
+			if err := cs.StopJob(fctx, job.ID, *capped); err != nil {
+				log.Error("stop job", "err", err)
+			}
+		} else if err := r.Store.FinishJob(fctx, job.ID, pipeline.JobFailed, capped.Stage, capped.Error()); err != nil {
+			log.Error("finish job", "err", err)
+		}
+		log.Info("job stopped at a cap", "cap", capped.Cap, "limit", capped.Limit, "stage", capped.Stage,
+			"elapsed", time.Since(start).Round(time.Millisecond))
 	default:
 		stage := obs.stage()
 		var se *crucible.StageError
@@ -304,6 +433,24 @@ func (r *Runner) execute(ctx context.Context, job pipeline.Job) {
 		}
 		finish(pipeline.JobFailed, stage, err.Error())
 	}
+}
+
+// reachedCap returns the cap that stopped a run, nil when none did: the
+// budget's calls or tokens, or the wall time that ended runCtx.
+func reachedCap(err error, b *pipeline.Budget, runCtx context.Context) *pipeline.CapError {
+	if err == nil {
+		return nil
+	}
+	if c := b.Reached(); c != nil {
+		cp := *c
+		return &cp
+	}
+	var ce *pipeline.CapError
+	if errors.As(context.Cause(runCtx), &ce) {
+		cp := *ce
+		return &cp
+	}
+	return nil
 }
 
 // storeObserver writes a job's progress (throttled) and artefacts.
@@ -369,10 +516,16 @@ func (o *storeObserver) lastStageDone() {
 	}
 }
 
-// flush writes the last progress seen (usage totals in particular).
-func (o *storeObserver) flush() {
+// flush writes the last progress seen with the run's usage up to its last
+// call (used: the progress reported last may not count the calls after
+// it, such as those in flight when a cap stopped the run).
+func (o *storeObserver) flush(used pipeline.Usage) {
 	o.mu.Lock()
 	p := o.last
+	if used.Calls > p.Usage.Calls {
+		p.Usage = used
+	}
+	o.last = p
 	o.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(o.ctx), 10*time.Second)
 	defer cancel()

@@ -8,10 +8,11 @@ import (
 )
 
 // JobCounts counts the jobs in each state, for the operations metrics
-// (crucible_jobs). States without jobs are absent from the map. It reads
-// the jobs_state index only.
+// (crucible_jobs). States without jobs are absent from the map; a job
+// stopped at a cap, stored as failed (migration 0019), counts as stopped.
 func (d *DB) JobCounts(ctx context.Context) (map[pipeline.JobState]int, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT state, COUNT(*) FROM jobs GROUP BY state`)
+	rows, err := d.db.QueryContext(ctx, `SELECT CASE WHEN state = 'failed' AND cap_reached <> '' THEN 'stopped' ELSE state END AS st, COUNT(*)
+		FROM jobs GROUP BY st`)
 	if err != nil {
 		return nil, fmt.Errorf("count jobs: %w", err)
 	}

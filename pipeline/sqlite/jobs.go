@@ -17,7 +17,7 @@ var _ pipeline.JobStore = (*DB)(nil)
 
 const jobColumns = `id, state, request, settings, engine, stage, done, total, calls, cache_hits,
 	prompt_tokens, completion_tokens, error, error_stage, cancel_requested, COALESCE(report_id, 0),
-	created_at, started_at, finished_at, submitted_by`
+	created_at, started_at, finished_at, submitted_by, caps, cap_reached`
 
 func fingerprint(j pipeline.Job) (string, error) {
 	b, err := json.Marshal(struct {
@@ -48,15 +48,31 @@ type scanner interface{ Scan(...any) error }
 
 func scanJob(s scanner) (pipeline.Job, error) {
 	var j pipeline.Job
-	var req, set, state, created, started, finished string
+	var req, set, state, created, started, finished, caps, reached string
 	var cancel int
 	err := s.Scan(&j.ID, &state, &req, &set, &j.Engine, &j.Progress.Stage, &j.Progress.Done, &j.Progress.Total,
 		&j.Progress.Usage.Calls, &j.Progress.Usage.CacheHits, &j.Progress.Usage.PromptTokens, &j.Progress.Usage.CompletionTokens,
-		&j.Error, &j.ErrorStage, &cancel, &j.ReportID, &created, &started, &finished, &j.SubmittedBy)
+		&j.Error, &j.ErrorStage, &cancel, &j.ReportID, &created, &started, &finished, &j.SubmittedBy, &caps, &reached)
 	if err != nil {
 		return j, err
 	}
 	j.State = pipeline.JobState(state)
+	if caps != "" {
+		if err := json.Unmarshal([]byte(caps), &j.Caps); err != nil {
+			return j, fmt.Errorf("job %d: caps: %w", j.ID, err)
+		}
+	}
+	if reached != "" {
+		// Stored as failed (the table's state check predates stopped
+		// jobs; migration 0019).
+		j.Stopped = &pipeline.CapError{}
+		if err := json.Unmarshal([]byte(reached), j.Stopped); err != nil {
+			return j, fmt.Errorf("job %d: cap reached: %w", j.ID, err)
+		}
+		if j.State == pipeline.JobFailed {
+			j.State = pipeline.JobStopped
+		}
+	}
 	j.CancelRequested = cancel != 0
 	if err := json.Unmarshal([]byte(req), &j.Request); err != nil {
 		return j, fmt.Errorf("job %d: request: %w", j.ID, err)
@@ -76,7 +92,8 @@ func (d *DB) CreateJob(ctx context.Context, j pipeline.Job) (pipeline.Job, bool,
 	}
 	req, err1 := toJSON(j.Request)
 	set, err2 := toJSON(j.Settings)
-	if err := errors.Join(err1, err2); err != nil {
+	caps, err3 := encodeCaps(j.Caps)
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return j, false, fmt.Errorf("create job: %w", err)
 	}
 	tx, err := d.db.BeginTx(ctx, nil)
@@ -91,8 +108,8 @@ func (d *DB) CreateJob(ctx context.Context, j pipeline.Job) (pipeline.Job, bool,
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return j, false, fmt.Errorf("create job: %w", err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO jobs (state, request, settings, engine, fingerprint, created_at, submitted_by)
-		VALUES ('queued', ?, ?, ?, ?, ?, ?)`, req, set, j.Engine, fp, formatTime(d.now()), j.SubmittedBy)
+	res, err := tx.ExecContext(ctx, `INSERT INTO jobs (state, request, settings, engine, fingerprint, created_at, submitted_by, caps)
+		VALUES ('queued', ?, ?, ?, ?, ?, ?, ?)`, req, set, j.Engine, fp, formatTime(d.now()), j.SubmittedBy, caps)
 	if err != nil {
 		return j, false, fmt.Errorf("create job: %w", err)
 	}
@@ -171,6 +188,9 @@ func (d *DB) FinishJob(ctx context.Context, id int64, state pipeline.JobState, e
 	if !state.Finished() {
 		return pipeline.Invalidf("finish job %d: %q is not a final state", id, state)
 	}
+	if state == pipeline.JobStopped {
+		return pipeline.Invalidf("finish job %d: a job stops with StopJob, which records the cap", id)
+	}
 	r, err := d.db.ExecContext(ctx, `UPDATE jobs SET state = ?, error_stage = ?, error = ?, finished_at = ? WHERE id = ?`,
 		string(state), errStage, errMsg, formatTime(d.now()), id)
 	if err != nil {
@@ -211,4 +231,54 @@ func (d *DB) RequeueInterrupted(ctx context.Context) (int, error) {
 	}
 	n, _ := r.RowsAffected()
 	return int(n), nil
+}
+
+var _ pipeline.CapStore = (*DB)(nil)
+
+// encodeCaps is the caps column: empty for none.
+func encodeCaps(c pipeline.Caps) (string, error) {
+	if c.IsZero() {
+		return "", nil
+	}
+	b, err := json.Marshal(c)
+	return string(b), err
+}
+
+// StopJob implements pipeline.CapStore. The job is stored as failed with
+// the cap recorded (migration 0019) and read back as stopped.
+func (d *DB) StopJob(ctx context.Context, id int64, cap pipeline.CapError) error {
+	b, err := json.Marshal(cap)
+	if err != nil {
+		return fmt.Errorf("stop job %d: %w", id, err)
+	}
+	r, err := d.db.ExecContext(ctx, `UPDATE jobs SET state = 'failed', cap_reached = ?, error_stage = ?, error = ?, finished_at = ?
+		WHERE id = ?`, string(b), cap.Stage, cap.Error(), formatTime(d.now()), id)
+	if err != nil {
+		return fmt.Errorf("stop job %d: %w", id, err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return fmt.Errorf("stop job %d: %w", id, errNotFound)
+	}
+	return nil
+}
+
+// ResumeJob implements pipeline.CapStore.
+func (d *DB) ResumeJob(ctx context.Context, id int64, caps pipeline.Caps) (pipeline.Job, error) {
+	enc, err := encodeCaps(caps)
+	if err != nil {
+		return pipeline.Job{}, fmt.Errorf("resume job %d: %w", id, err)
+	}
+	r, err := d.db.ExecContext(ctx, `UPDATE jobs SET state = 'queued', caps = ?, cap_reached = '', error = '', error_stage = '',
+		finished_at = '', cancel_requested = 0 WHERE id = ? AND state = 'failed' AND cap_reached <> ''`, enc, id)
+	if err != nil {
+		return pipeline.Job{}, fmt.Errorf("resume job %d: %w", id, err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		j, err := d.Job(ctx, id)
+		if err != nil {
+			return j, err
+		}
+		return j, fmt.Errorf("job %d is %s, not stopped at a cap: %w", id, j.State, pipeline.ErrConflict)
+	}
+	return d.Job(ctx, id)
 }
