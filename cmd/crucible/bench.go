@@ -301,6 +301,7 @@ func buildCrucible(ctx context.Context, dir string, docs []pipeline.IngestDocume
 // (which saves the index), measuring the build as the row of an engine.
 func crucibleBuild(ctx context.Context, dir string, docs []pipeline.IngestDocument, scale int) (benchRow, error) {
 	row := benchRow{Scale: scale, Engine: engineCrucible}
+	defer bulkGC()() // as crucible ingest runs
 	row.PeakExact = resetPeakRSS()
 	c0, t0 := cpuTime(), time.Now()
 	a, n, _, err := buildCrucible(ctx, dir, docs, scale)
@@ -321,6 +322,7 @@ func crucibleBuild(ctx context.Context, dir string, docs []pipeline.IngestDocume
 // work the peers' builds do (they index passages read from a file).
 func crucibleReindex(ctx context.Context, dir string, scale, passages int) (benchRow, error) {
 	row := benchRow{Scale: scale, Engine: engineCrucibleIndex, Passages: passages}
+	defer bulkGC()() // as crucible reindex runs
 	a, err := openApp(ctx, commonFlags{data: dir, k1: index.DefaultOptions().K1, b: index.DefaultOptions().B})
 	if err != nil {
 		return row, err

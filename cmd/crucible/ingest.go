@@ -47,7 +47,7 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		"stop reading a JSON Lines file after this much content (decompressed), keeping what came before")
 	maxTotal := fs.Int64("max-content-bytes", 0, "stop reading after this much content of all files together (decompressed); 0: no limit")
 	maxPassages := fs.Int("max-passages-per-doc", defaultMaxPassages, "skip a document that segments into more passages than this; 0: no limit")
-	batchDocs := fs.Int("batch-documents", 256, "documents per batch committed to the store and the index (an interrupted ingest loses at most the batch being written; later runs continue)")
+	batchDocs := fs.Int("batch-documents", pipeline.DefaultBatchDocs, "documents per batch committed to the store and the index (an interrupted ingest loses at most the batch being written; later runs continue)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible ingest --data DIR PATH...\n\nPATH: .jsonl/.json/.ndjson files (optionally .gz) or .txt/.md/.html/.pdf/.docx files or folders of them.")
 		fs.PrintDefaults()
@@ -67,6 +67,7 @@ func cmdIngest(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return err
 	}
 	defer a.Close()
+	defer bulkGC()()
 	// An ingest killed earlier left batches the index lacks: index them
 	// first, so this run continues from a consistent pair.
 	if err := a.ensureIndex(ctx, stderr); err != nil {
@@ -184,6 +185,7 @@ func cmdReindex(ctx context.Context, args []string, env envFunc, stdout, stderr 
 		return err
 	}
 	defer a.Close()
+	defer bulkGC()()
 	st, err := a.db.Stats(ctx)
 	if err != nil {
 		return err

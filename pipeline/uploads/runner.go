@@ -28,7 +28,7 @@ type Runner struct {
 	Index     pipeline.PassageIndexer
 	Segment   pipeline.Segmenter
 	// BatchDocs is how many documents are stored and indexed together
-	// (pipeline.Ingester.BatchDocs; default 256). Progress counts of added
+	// (pipeline.Ingester.BatchDocs; default pipeline.DefaultBatchDocs). Progress counts of added
 	// documents move a batch at a time, and a resumed upload restarts after
 	// the last committed batch.
 	BatchDocs int
