@@ -31,9 +31,9 @@ type IngestStats struct {
 // them. An index error is then returned by the next Add that stores a
 // batch, or by Flush.
 type Ingester struct {
-	Store     DocumentWriter
-	Index     PassageIndexer
-	Segment   Segmenter
+	Store   DocumentWriter
+	Index   PassageIndexer
+	Segment Segmenter
 	// BatchDocs is the number of documents per batch (default 64: on the
 	// demo corpus replicated ten times, batches of 64 ingested faster and
 	// in half the memory of batches of 256, docs/benchmarks.md §2).
