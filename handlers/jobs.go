@@ -191,6 +191,51 @@ func (h *Jobs) Rerun(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, views.JobURL(job.ID))
 }
 
+// Resume queues the stopped job whose id is in the path again under the
+// caps the form gives (views.FieldMaxCalls, FieldMaxTokens, FieldMaxTime)
+// and answers 303 to its page. Caps that do not parse, do not let the job
+// past the cap that stopped it or exceed the portal's re-render the page
+// with 422 and a message next to each; a job that is not stopped gets its
+// page with 409 and a notice.
+func (h *Jobs) Resume(c echo.Context) error {
+	ctx := c.Request().Context()
+	j, err := h.loadJob(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	cs, ok := h.Control.(CapService)
+	if !ok {
+		return fmt.Errorf("resume job %d: this portal does not resume jobs: %w", j.ID, pipeline.ErrNotFound)
+	}
+	form, err := readForm(c)
+	if err != nil {
+		return err
+	}
+	values, errs := map[string]string{}, pipeline.FieldErrors{}
+	caps := parseCaps(form, values, errs)
+	refuse := func(status int, errs map[string]string) error {
+		vm := h.page(j)
+		vm.ResumeValues, vm.ResumeErrors = values, errs
+		return Render(c, status, views.Job(vm))
+	}
+	if len(errs) > 0 {
+		return refuse(http.StatusUnprocessableEntity, errs)
+	}
+	_, err = cs.Resume(pipeline.WithActor(ctx, actorName(ctx)), j.ID, caps)
+	var fe pipeline.FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		return refuse(http.StatusUnprocessableEntity, fe)
+	case errors.Is(err, pipeline.ErrConflict):
+		vm := h.page(j)
+		vm.Notice = "Only a job stopped at a cap can be resumed; this one is " + string(j.State) + "."
+		return Render(c, http.StatusConflict, views.Job(vm))
+	case err != nil:
+		return fmt.Errorf("resume job %d: %w", j.ID, err)
+	}
+	return c.Redirect(http.StatusSeeOther, views.JobURL(j.ID))
+}
+
 // loadJob reads the job whose id is raw.
 func (h *Jobs) loadJob(ctx context.Context, raw string) (pipeline.Job, error) {
 	id, err := parseID(raw, "job")
@@ -209,19 +254,31 @@ func (h *Jobs) loadJob(ctx context.Context, raw string) (pipeline.Job, error) {
 
 // page is the view model of a job's page.
 func (h *Jobs) page(j pipeline.Job) views.JobPage {
-	return views.JobPage{
+	vm := views.JobPage{
 		Site:      h.Site.WithActive(views.NavReports),
 		Job:       j,
 		Status:    h.status(j),
 		Engine:    views.EngineLabelFor(h.Control.Engines(), j.Engine),
 		ScriptURL: h.ScriptURL,
+		Prices:    h.prices(j),
 	}
+	if cs, ok := h.Control.(CapService); ok {
+		vm.CanResume, vm.ServerCaps = true, cs.JobCaps()
+		vm.ResumeValues = views.ResumeValues(j, vm.ServerCaps)
+	}
+	return vm
 }
 
-// status describes a job now, with its stage's remaining time estimated.
+// prices are what the job's engine charges for tokens.
+func (h *Jobs) prices(j pipeline.Job) pipeline.Prices {
+	return engineInfo(h.Control.Engines(), j.Engine).Prices
+}
+
+// status describes a job now, with its stage's remaining time estimated
+// and its usage in money when its engine's prices are known.
 func (h *Jobs) status(j pipeline.Job) views.JobStatus {
 	now := h.now()
-	return views.NewJobStatus(j, now, h.clock.observe(j, now))
+	return views.NewJobStatus(j, now, h.clock.observe(j, now)).WithPrices(h.prices(j))
 }
 
 func (h *Jobs) now() time.Time {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -30,6 +31,32 @@ type ReportSubmitter interface {
 	// unfinished job with the same request, settings and engine was
 	// returned instead. Bad input gives pipeline.FieldErrors.
 	Submit(ctx context.Context, req pipeline.Request, s pipeline.Settings, engine string) (job pipeline.Job, existing bool, err error)
+}
+
+// ReportEstimator estimates report jobs before they start: a dry run of
+// the request's retrieval and of the stages before the scan, no model
+// call made (jobs.Runner). Optional: without it the form has no
+// "Estimate" button.
+type ReportEstimator interface {
+	// Estimate says what a job of req with settings s on the engine named
+	// would cost, stage by stage. Bad input gives pipeline.FieldErrors.
+	Estimate(ctx context.Context, req pipeline.Request, s pipeline.Settings, engine string) (pipeline.CostEstimate, error)
+}
+
+// CapService runs report jobs under caps on their model calls, tokens and
+// wall time (jobs.Runner). Optional: without it the form offers no caps
+// and stopped jobs cannot be resumed.
+type CapService interface {
+	// JobCaps are the portal's caps: the most a job may have.
+	JobCaps() pipeline.Caps
+	// SubmitCapped is Submit with the job's own caps, none above the
+	// portal's (pipeline.FieldErrors otherwise); zero ones take the
+	// portal's.
+	SubmitCapped(ctx context.Context, req pipeline.Request, s pipeline.Settings, engine string, caps pipeline.Caps) (job pipeline.Job, existing bool, err error)
+	// Resume queues a job stopped at a cap again under caps that let it
+	// past that cap: pipeline.FieldErrors when they do not, or exceed
+	// the portal's; pipeline.ErrConflict when the job is not stopped.
+	Resume(ctx context.Context, id int64, caps pipeline.Caps) (pipeline.Job, error)
 }
 
 // ReportReader reads reports and the artefacts of the jobs that made them.
@@ -159,7 +186,86 @@ func (h *Reports) New(c echo.Context) error {
 		vm = views.PrefilledReportForm(site, h.Service.Engines(), job, c.QueryParam(views.ParamFollowUp) == "1")
 	}
 	vm.Rerankers = rerankChoices(h.Service)
+	h.offerCosts(&vm)
 	return Render(c, http.StatusOK, views.NewReport(vm))
+}
+
+// offerCosts shows the caps and the "Estimate" button when the service
+// has them.
+func (h *Reports) offerCosts(vm *views.ReportForm) {
+	if cs, ok := h.Service.(CapService); ok {
+		vm.CapsOffered, vm.ServerCaps = true, cs.JobCaps()
+	}
+	_, vm.CanEstimate = h.Service.(ReportEstimator)
+}
+
+// Estimate reads the new-report form as Create does and shows it again
+// with the estimate of the job it describes below it (200), without
+// starting it: calls and tokens per stage and, when the engine's prices
+// are known, what they cost. Fields that do not parse or that the domain
+// rejects re-render the form with 422, as Create does.
+func (h *Reports) Estimate(c echo.Context) error {
+	est, ok := h.Service.(ReportEstimator)
+	if !ok {
+		return fmt.Errorf("this portal offers no estimates: %w", pipeline.ErrNotFound)
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return err
+		}
+		return pipeline.Invalidf("the form could not be read: %v", err)
+	}
+	engines := h.Service.Engines()
+	sub := parseReportForm(form, engines)
+	vm := h.formAgain(sub, engines)
+	if len(sub.Errors) > 0 {
+		vm.Errors = sub.withDomainErrors()
+		return Render(c, http.StatusUnprocessableEntity, views.NewReport(vm))
+	}
+	e, err := est.Estimate(c.Request().Context(), sub.Request, sub.Settings, sub.Engine)
+	var fe pipeline.FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		vm.Errors = map[string]string(fe)
+		return Render(c, http.StatusUnprocessableEntity, views.NewReport(vm))
+	case errors.Is(err, pipeline.ErrInvalid) || errors.Is(err, pipeline.ErrNotFound):
+		vm.Problem = "No estimate: " + err.Error()
+		return Render(c, http.StatusUnprocessableEntity, views.NewReport(vm))
+	case err != nil:
+		return fmt.Errorf("estimate report request %q: %w", sub.Request.Title, err)
+	}
+	info := engineInfo(engines, sub.Engine)
+	vm.Estimate = &views.EstimateView{Engine: views.EngineLabelFor(engines, sub.Engine), Estimate: e, Prices: info.Prices}
+	return Render(c, http.StatusOK, views.NewReport(vm))
+}
+
+// engineInfo is the engine with the id, zero when none has it.
+func engineInfo(engines []pipeline.EngineInfo, id string) pipeline.EngineInfo {
+	for _, e := range engines {
+		if e.ID == id {
+			return e
+		}
+	}
+	return pipeline.EngineInfo{}
+}
+
+// formAgain is the form showing a submission again.
+func (h *Reports) formAgain(sub reportSubmission, engines []pipeline.EngineInfo) views.ReportForm {
+	vm := views.ReportForm{
+		Site:   h.Site.WithActive(views.NavNewReport),
+		Values: sub.Values,
+		Verify: sub.Settings.Verify, FullScan: sub.Settings.FullScan,
+		Engine:  sub.Engine,
+		Engines: engines,
+		// What the user chose is shown again even if the service no
+		// longer offers it; Submit then names the problem.
+		Reranker:  sub.Settings.Reranker,
+		Rerankers: rerankChoices(h.Service),
+	}
+	h.offerCosts(&vm)
+	return vm
 }
 
 // Create reads the new-report form and queues the report job.
@@ -180,23 +286,20 @@ func (h *Reports) Create(c echo.Context) error {
 	}
 	engines := h.Service.Engines()
 	sub := parseReportForm(form, engines)
-	vm := views.ReportForm{
-		Site:   h.Site.WithActive(views.NavNewReport),
-		Values: sub.Values,
-		Verify: sub.Settings.Verify, FullScan: sub.Settings.FullScan,
-		Engine:  sub.Engine,
-		Engines: engines,
-		// What the user chose is shown again even if the service no
-		// longer offers it; Submit then names the problem.
-		Reranker:  sub.Settings.Reranker,
-		Rerankers: rerankChoices(h.Service),
-	}
+	vm := h.formAgain(sub, engines)
 	if len(sub.Errors) > 0 {
 		vm.Errors = sub.withDomainErrors()
 		return Render(c, http.StatusUnprocessableEntity, views.NewReport(vm))
 	}
 
-	job, existing, err := h.Service.Submit(pipeline.WithActor(c.Request().Context(), actorName(c.Request().Context())), sub.Request, sub.Settings, sub.Engine)
+	ctx := pipeline.WithActor(c.Request().Context(), actorName(c.Request().Context()))
+	var job pipeline.Job
+	var existing bool
+	if cs, ok := h.Service.(CapService); ok {
+		job, existing, err = cs.SubmitCapped(ctx, sub.Request, sub.Settings, sub.Engine, sub.Caps)
+	} else {
+		job, existing, err = h.Service.Submit(ctx, sub.Request, sub.Settings, sub.Engine)
+	}
 	var fe pipeline.FieldErrors
 	switch {
 	case errors.As(err, &fe):
@@ -220,6 +323,8 @@ type reportSubmission struct {
 	Request  pipeline.Request
 	Settings pipeline.Settings
 	Engine   string
+	// Caps are the job's own caps (zero ones: the portal's).
+	Caps pipeline.Caps
 	// Values are the text and number fields as the form shows them again:
 	// what the user typed, trimmed.
 	Values map[string]string
@@ -338,6 +443,8 @@ func parseReportForm(form url.Values, engines []pipeline.EngineInfo) reportSubmi
 	sub.Settings.FullScan = parseFlag(form.Get(views.FieldFullScan))
 	sub.Settings.Reranker = strings.TrimSpace(form.Get(views.FieldReranker))
 
+	sub.Caps = parseCaps(form, sub.Values, sub.Errors)
+
 	sub.Engine = strings.TrimSpace(form.Get(views.FieldEngine))
 	switch {
 	case len(engines) == 0:
@@ -348,6 +455,44 @@ func parseReportForm(form url.Values, engines []pipeline.EngineInfo) reportSubmi
 		sub.Errors[views.FieldEngine] = fmt.Sprintf("%q is not one of the engines this portal offers", sub.Engine)
 	}
 	return sub
+}
+
+// parseCaps reads a job's caps from a form (views.FieldMaxCalls,
+// FieldMaxTokens, FieldMaxTime): empty or absent is no cap of the job's
+// own; calls and tokens are whole numbers, 0 or more; the time is a
+// duration such as "30m" or "1h30m", or a whole number of minutes. What
+// was typed goes to values, what is wrong to errs.
+func parseCaps(form url.Values, values map[string]string, errs pipeline.FieldErrors) pipeline.Caps {
+	var caps pipeline.Caps
+	count := func(name string) int {
+		v := strings.ReplaceAll(strings.TrimSpace(form.Get(name)), ",", "")
+		values[name] = v
+		if v == "" {
+			return 0
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			errs[name] = "must be a whole number, such as 500, or empty"
+			return 0
+		}
+		return n
+	}
+	caps.Calls = count(views.FieldMaxCalls)
+	caps.Tokens = count(views.FieldMaxTokens)
+	v := strings.TrimSpace(form.Get(views.FieldMaxTime))
+	values[views.FieldMaxTime] = v
+	if v != "" {
+		d, err := time.ParseDuration(v)
+		if n, nerr := strconv.Atoi(v); nerr == nil {
+			d, err = time.Duration(n)*time.Minute, nil
+		}
+		if err != nil || d < 0 {
+			errs[views.FieldMaxTime] = "must be a length of time such as 30m or 2h, or empty"
+		} else {
+			caps.Time = d
+		}
+	}
+	return caps
 }
 
 // offers reports whether an engine with the id is among engines.

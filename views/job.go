@@ -157,6 +157,8 @@ func jobStateLabel(j pipeline.Job) string {
 		return "Failed"
 	case pipeline.JobCancelled:
 		return "Cancelled"
+	case pipeline.JobStopped:
+		return "Stopped at a cap"
 	}
 	return string(j.State)
 }
@@ -225,6 +227,11 @@ func stageOverview(j pipeline.Job, stages []string) string {
 			return "cancelled at " + s
 		}
 		return "cancelled before stage 1 of " + n
+	case pipeline.JobStopped:
+		if s := at(j.ErrorStage); s != "" {
+			return "stopped at " + s
+		}
+		return "stopped before stage 1 of " + n
 	}
 	return ""
 }
@@ -262,7 +269,21 @@ type JobPage struct {
 	Notice string
 	// ScriptURL is job.js, which keeps the page's numbers live.
 	ScriptURL string
+	// Prices are the job's engine's, for its usage in money (none: not
+	// shown).
+	Prices pipeline.Prices
+	// CanResume is set when the portal resumes stopped jobs (with higher
+	// caps); ServerCaps are the portal's caps, the most a job may have.
+	CanResume  bool
+	ServerCaps pipeline.Caps
+	// ResumeValues and ResumeErrors are the resume form's values and,
+	// after a refused resume, what was wrong, by field.
+	ResumeValues map[string]string
+	ResumeErrors map[string]string
 }
+
+// cost is the job's usage in money, "" without prices.
+func (p JobPage) cost() string { return jobCost(p.Job.Progress.Usage, p.Prices) }
 
 // stagesText lists the run's stages in words: "retrieve, ideate, merge,
 // rank, scan, assemble and group".
@@ -403,7 +424,7 @@ func (f JobFilter) Order(rows []JobRow) {
 
 // jobStates and reportStatuses are the filter's choices.
 var (
-	jobStates      = []pipeline.JobState{pipeline.JobQueued, pipeline.JobRunning, pipeline.JobDone, pipeline.JobFailed, pipeline.JobCancelled}
+	jobStates      = pipeline.JobStates()
 	reportStatuses = []pipeline.ReportStatus{pipeline.StatusDraft, pipeline.StatusInReview, pipeline.StatusApproved}
 )
 

@@ -65,6 +65,15 @@ type ReportForm struct {
 	// marks a follow-up request to it.
 	From     int64
 	FollowUp bool
+	// CapsOffered shows the job's caps (Values holds them by
+	// FieldMaxCalls...); ServerCaps are the portal's, the most a job may
+	// have.
+	CapsOffered bool
+	ServerCaps  pipeline.Caps
+	// CanEstimate offers the "Estimate" button; Estimate is the estimate
+	// it asked for, shown below the form.
+	CanEstimate bool
+	Estimate    *EstimateView
 }
 
 // DefaultReportForm is the empty form: the default limit and settings
@@ -280,7 +289,7 @@ var fieldOrder = func() map[string]int {
 	for _, f := range settingFields {
 		names = append(names, f.Name)
 	}
-	names = append(names, FieldVerify)
+	names = append(names, FieldVerify, FieldMaxCalls, FieldMaxTokens, FieldMaxTime)
 	m := make(map[string]int, len(names))
 	for i, n := range names {
 		m[n] = i
@@ -354,6 +363,11 @@ func (f ReportForm) advancedOpen() bool {
 	}
 	for _, rf := range ruleFields {
 		if _, bad := f.Errors[rf.Name]; bad {
+			return true
+		}
+	}
+	for _, cf := range capFields {
+		if _, bad := f.Errors[cf.Name]; bad || f.Values[cf.Name] != "" {
 			return true
 		}
 	}

@@ -87,6 +87,10 @@ func stateRoutes() []stateRoute {
 			allowed: http.StatusSeeOther, perm: auth.PermCreateReport},
 		{name: "start a report, no form", route: "POST /reports", send: bare(http.MethodPost, "/reports"),
 			allowed: http.StatusUnprocessableEntity, perm: auth.PermCreateReport},
+		{name: "estimate a report", route: "POST /reports/estimate", send: postForm("/reports/estimate", validForm()),
+			allowed: http.StatusOK, perm: auth.PermCreateReport},
+		{name: "resume a job", route: "POST /jobs/:id/resume", send: postForm("/jobs/5/resume", url.Values{"max_calls": {"400"}}),
+			allowed: http.StatusSeeOther, perm: auth.PermCreateReport},
 		// Job 5 is running: there is nothing to run again (409) for a role
 		// that may start reports.
 		{name: "run a job again", route: "POST /jobs/:id/rerun", send: bare(http.MethodPost, "/jobs/5/rerun"),

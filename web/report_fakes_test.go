@@ -218,11 +218,13 @@ func (f finderFunc) ReportJob(ctx context.Context, reportID int64) (int64, error
 	return f(ctx, reportID)
 }
 
-// submission is one call of fakeReportService.Submit.
+// submission is one call of fakeReportService.Submit (or SubmitCapped,
+// or Estimate).
 type submission struct {
 	Request  pipeline.Request
 	Settings pipeline.Settings
 	Engine   string
+	Caps     pipeline.Caps
 }
 
 // fakeReportService validates like the real service and records calls.
@@ -235,6 +237,45 @@ type fakeReportService struct {
 	submitted []submission
 	cancelErr error
 	cancelled []int64
+	// limits are the portal's caps (JobCaps); estimates the dry runs
+	// asked for, estimate what they answer; resumes the jobs resumed,
+	// with their caps, resumeErr what Resume answers.
+	limits    pipeline.Caps
+	estimates []submission
+	estimate  pipeline.CostEstimate
+	resumes   []submission
+	resumeErr error
+}
+
+func (f *fakeReportService) JobCaps() pipeline.Caps { return f.limits }
+
+func (f *fakeReportService) SubmitCapped(ctx context.Context, req pipeline.Request, s pipeline.Settings, engine string, caps pipeline.Caps) (pipeline.Job, bool, error) {
+	if err := caps.Check(f.limits); err != nil {
+		return pipeline.Job{}, false, err
+	}
+	job, existing, err := f.Submit(ctx, req, s, engine)
+	f.mu.Lock()
+	f.submitted[len(f.submitted)-1].Caps = caps
+	f.mu.Unlock()
+	job.Caps = caps.Within(f.limits)
+	return job, existing, err
+}
+
+func (f *fakeReportService) Estimate(_ context.Context, req pipeline.Request, s pipeline.Settings, engine string) (pipeline.CostEstimate, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.estimates = append(f.estimates, submission{Request: req, Settings: s, Engine: engine})
+	return f.estimate, nil
+}
+
+func (f *fakeReportService) Resume(_ context.Context, id int64, caps pipeline.Caps) (pipeline.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resumes = append(f.resumes, submission{Caps: caps, Request: pipeline.Request{ID: fmt.Sprint(id)}})
+	if f.resumeErr != nil {
+		return pipeline.Job{}, f.resumeErr
+	}
+	return pipeline.Job{ID: id, State: pipeline.JobQueued, Caps: caps}, nil
 }
 
 // testEngines are the engines the fake service offers, the offline one

@@ -77,8 +77,10 @@ func hasOwnBodyLimit(c echo.Context) bool {
 // (requirePerm); the state-changing ones are:
 //
 //	POST /reports                        auth.PermCreateReport
+//	POST /reports/estimate               auth.PermCreateReport (a dry run: no job, no model call)
 //	POST /jobs/:id/cancel                auth.PermCancelJob
 //	POST /jobs/:id/rerun                 auth.PermCreateReport
+//	POST /jobs/:id/resume                auth.PermCreateReport (a job stopped at a cap)
 //	POST /jobs/:id/delete                auth.PermCreateReport (and the author, or auth.PermDeleteReports)
 //	POST /reports/:id/evaluation         auth.PermEvaluate (the model judge)
 //	POST /reports/:id/evaluation/gold    auth.PermEvaluate
@@ -123,6 +125,7 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		// "/reports/new" is a static route, so it wins over "/reports/:id".
 		e.GET(views.NewReportPath, h.reports.New, requirePerm(auth.PermCreateReport))
 		e.POST(views.ReportsPath, h.reports.Create, requirePerm(auth.PermCreateReport))
+		e.POST(views.ReportEstimatePath, h.reports.Estimate, requirePerm(auth.PermCreateReport))
 		// The report list is the job list: every report belongs to a job.
 		e.GET(views.ReportsPath, func(c echo.Context) error {
 			return c.Redirect(http.StatusFound, views.JobsPath)
@@ -142,6 +145,7 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.JobsPath+"/:id", h.jobs.Show, view)
 		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel, requirePerm(auth.PermCancelJob))
 		e.POST(views.JobsPath+"/:id/rerun", h.jobs.Rerun, requirePerm(auth.PermCreateReport))
+		e.POST(views.JobsPath+"/:id/resume", h.jobs.Resume, requirePerm(auth.PermCreateReport))
 		if h.deletions != nil {
 			// Analysts delete their own jobs; the handler checks whose.
 			e.GET(views.JobsPath+"/:id/delete", h.deletions.Confirm, requirePerm(auth.PermCreateReport))

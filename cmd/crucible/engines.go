@@ -32,6 +32,9 @@ type modelFlags struct {
 	// embedModel names an embedding model at the same endpoint, for
 	// CoRank's feature choice and the paraphrase prefilter.
 	embedModel string
+	// prices are what the endpoint charges per million tokens, for
+	// estimates and jobs' usage in money.
+	prices pipeline.Prices
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet, env envFunc) {
@@ -42,6 +45,9 @@ func (m *modelFlags) register(fs *flag.FlagSet, env envFunc) {
 	fs.IntVar(&m.concurrency, "model-concurrency", envInt(env, "CRUCIBLE_MODEL_CONCURRENCY", llm.DefaultMaxConcurrent), "model calls in flight at most (env CRUCIBLE_MODEL_CONCURRENCY)")
 	fs.IntVar(&m.retries, "model-retries", llm.DefaultMaxRetries, "retries of a failed model call")
 	fs.StringVar(&m.embedModel, "embed-model", env.get("CRUCIBLE_EMBED_MODEL", ""), "embedding model `name` at the endpoint (env CRUCIBLE_EMBED_MODEL): CoRank chooses feature items and merging chooses paraphrase pairs by embedding similarity, embeddings cached in SQLite; empty: lexical similarity")
+	fs.Float64Var(&m.prices.PromptPerMillion, "price-prompt", envFloat(env, "CRUCIBLE_PRICE_PROMPT", 0), "what the endpoint charges per million prompt tokens (env CRUCIBLE_PRICE_PROMPT): estimates and jobs' usage are shown in money too")
+	fs.Float64Var(&m.prices.CompletionPerMillion, "price-completion", envFloat(env, "CRUCIBLE_PRICE_COMPLETION", 0), "what the endpoint charges per million completion tokens (env CRUCIBLE_PRICE_COMPLETION)")
+	fs.StringVar(&m.prices.Currency, "price-currency", env.get("CRUCIBLE_PRICE_CURRENCY", "USD"), "the currency of --price-prompt and --price-completion (env CRUCIBLE_PRICE_CURRENCY)")
 }
 
 func envDuration(env envFunc, key string, def time.Duration) time.Duration {
@@ -163,8 +169,14 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 	// by the pipeline (scanning, the evidence feature) and the offline
 	// engine alike: each passage is analysed once.
 	texts := newAnalysisCache(a.index)
+	// The offline engine answers the dry runs of every engine
+	// (crucible.Engine.Estimate), through its cache.
+	offlineModel := llm.Cached{
+		Next: offline.New(cachedAnalyzer{indexAnalyzer{a.index}, texts}), Store: a.db, Namespace: offline.Version,
+	}
 	pipelineFor := func(model pipeline.Model, label string, sp engineSpec, facts pipeline.EngineFacts) *crucible.Engine {
 		return &crucible.Engine{
+			StandIn: offlineModel, Offline: facts.Offline,
 			Provenance: a.provenance(facts),
 			Defaults:   sp.defaults, ScanLimit: sp.scanLimit, Embedder: sp.embedder,
 			Searcher: a.searcher(), Store: a.db, Model: model,
@@ -175,10 +187,8 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		}
 	}
 	off := jobs.Engine{
-		Info: pipeline.EngineInfo{ID: "offline", Label: export.OfflineLabel, Offline: true, Defaults: crucible.OfflineHeuristics},
-		Pipeline: pipelineFor(llm.Cached{
-			Next: offline.New(cachedAnalyzer{indexAnalyzer{a.index}, texts}), Store: a.db, Namespace: offline.Version,
-		}, export.OfflineLabel, offlineSpec, offlineFacts()),
+		Info:     pipeline.EngineInfo{ID: "offline", Label: export.OfflineLabel, Offline: true, Defaults: crucible.OfflineHeuristics},
+		Pipeline: pipelineFor(offlineModel, export.OfflineLabel, offlineSpec, offlineFacts()),
 	}
 	if m.url == "" {
 		if m.embedModel != "" {
@@ -201,7 +211,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 		sp.embedder = llm.CachedEmbedder{Next: ec, Store: a.db, Namespace: "embed/" + m.embedModel}
 	}
 	remote := jobs.Engine{
-		Info:     pipeline.EngineInfo{ID: "openai", Label: client.Name()},
+		Info:     pipeline.EngineInfo{ID: "openai", Label: client.Name(), Prices: m.prices},
 		Pipeline: pipelineFor(llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, client.Name(), sp, facts),
 		Check:    client.Check,
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +45,9 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	markdown := fs.Bool("markdown", false, "also write <request_id>.md")
 	baseline := fs.String("baseline", "", "write a baseline report instead of running the pipeline: lead (the best-matching BM25 sentences, no model)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the reports (not of opening the data folder) to this `file`")
+	dryRun := fs.Bool("dry-run", false, "write no report: estimate each request's model calls and tokens per stage (and their price, with --price-prompt and --price-completion) from its retrieval, without a model call")
+	var cf capFlags
+	cf.register(fs, env, "", "each report")
 	s := pipeline.DefaultSettings()
 	fs.IntVar(&s.Retrieve, "retrieve", s.Retrieve, "documents retrieved (N)")
 	fs.IntVar(&s.IdeationDocs, "ideation-docs", s.IdeationDocs, "documents nuggets are drawn from (D)")
@@ -57,15 +61,26 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.Var(switchFlag{&s.BestPassage}, "best-passage", "on or off: with --reranker, prompts show each document's best passage instead of its opening (default: the engine's)")
 	fs.Var(switchFlag{&s.SpreadSources}, "spread-sources", "on or off: keep at most two nuggets of one document before the others have their turn (default: the engine's)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR|RUN.jsonl [--format neuclir|ragtime|rag24|rag25] [--engine offline|openai] [--verify] [--baseline lead]")
+		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR|RUN.jsonl [--format neuclir|ragtime|rag24|rag25] [--engine offline|openai] [--verify] [--baseline lead] [--max-calls N] [--max-tokens N] [--max-time D]")
+		fmt.Fprintln(stderr, "       crucible report --data DIR --requests FILE.jsonl --dry-run [--engine offline|openai] [settings]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *requests == "" || *out == "" {
+	if *requests == "" || (*out == "" && !*dryRun) {
 		fs.Usage()
 		return fmt.Errorf("%w: report needs --requests and --out", errUsage)
+	}
+	caps, err := cf.caps()
+	if err != nil {
+		return err
+	}
+	if *dryRun && *baseline != "" {
+		return fmt.Errorf("%w: --dry-run estimates the pipeline's calls; the %s baseline makes none", errUsage, *baseline)
+	}
+	if *dryRun {
+		return dryRunReports(ctx, c, m, *engineID, *requests, s, env, stdout, stderr)
 	}
 	format, err := export.ParseFormat(*formatName)
 	if err != nil {
@@ -93,7 +108,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		return err
 	}
 	defer a.Close()
-	generate, label := eng.Pipeline.Generate, eng.Info.Label
+	generate, label := cappedGenerate(eng.Pipeline, caps), eng.Info.Label
 	if *baseline == "lead" {
 		// The lead baseline needs no model: it reads BM25 passages only.
 		lead := eng.Pipeline
@@ -134,7 +149,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 		if !namesLimit(raw) {
 			defaulted++
 		}
-		return runReport(ctx, generate, req, s, cols, w, stdout, stderr)
+		return runReport(ctx, generate, req, s, cols, w, eng.Info.Prices, stdout, stderr)
 	})
 	if ferr := w.finish(); ferr != nil {
 		return ferr
@@ -263,12 +278,19 @@ func (w *reportWriter) writeMarkdown(ctx context.Context, rep pipeline.Report) e
 	return writeFileAtomic(filepath.Join(w.out, export.FileName(rep.Request.ID, ".md")), []byte(export.MarkdownWithEvidence(rep, titles, quotes)))
 }
 
-// runReport makes one report and writes it.
-func runReport(ctx context.Context, generate func(context.Context, pipeline.Request, pipeline.Settings, crucible.Observer) (pipeline.Report, error),
-	req pipeline.Request, s pipeline.Settings, cols []string, w *reportWriter, stdout, stderr io.Writer) error {
+// runReport makes one report and writes it. A report stopped at a cap
+// is a failed request whose message says which cap, where, and how to go
+// on.
+func runReport(ctx context.Context, generate generateFunc,
+	req pipeline.Request, s pipeline.Settings, cols []string, w *reportWriter, prices pipeline.Prices, stdout, stderr io.Writer) error {
 	start := time.Now()
 	obs := &usageObserver{}
 	rep, err := generate(ctx, req, s, obs)
+	var capErr *pipeline.CapError
+	if errors.As(err, &capErr) {
+		return fmt.Errorf("request %s: %v; no report written: run it again with a higher cap, "+
+			"and the model cache answers the calls made so far for nothing", req.ID, capErr)
+	}
 	if err != nil {
 		return fmt.Errorf("request %s: %w", req.ID, err)
 	}
@@ -284,8 +306,56 @@ func runReport(ctx context.Context, generate func(context.Context, pipeline.Requ
 	if sc := rep.Scanned; sc.Schedule > 0 {
 		scanned = fmt.Sprintf(", %d of %d passage extractions of the full scan", sc.Read, sc.Schedule)
 	}
-	fmt.Fprintf(stdout, "%s: %d sentences, %d/%d characters, %d model calls (%d cached)%s in %s -> %s\n",
-		req.ID, len(rep.Sentences), rep.Length(), req.Limit, u.Calls, u.CacheHits, scanned, time.Since(start).Round(10*time.Millisecond), path)
+	money := ""
+	if prices.Set() && u.PromptTokens+u.CompletionTokens > 0 {
+		money = fmt.Sprintf(", %d prompt and %d completion tokens (%s)", u.PromptTokens, u.CompletionTokens,
+			prices.Format(prices.Cost(u.PromptTokens, u.CompletionTokens)))
+	}
+	fmt.Fprintf(stdout, "%s: %d sentences, %d/%d characters, %d model calls (%d cached)%s%s in %s -> %s\n",
+		req.ID, len(rep.Sentences), rep.Length(), req.Limit, u.Calls, u.CacheHits, money, scanned, time.Since(start).Round(10*time.Millisecond), path)
+	return nil
+}
+
+// dryRunReports estimates each request's run (crucible.Engine.Estimate)
+// and prints the estimates, writing no report.
+func dryRunReports(ctx context.Context, c commonFlags, m modelFlags, engineID, requests string, s pipeline.Settings,
+	env envFunc, stdout, stderr io.Writer) error {
+	logger, _ := newLogger(stderr, env.get("CRUCIBLE_LOG_LEVEL", "warn"))
+	a, eng, err := openEngine(ctx, c, m, engineID, logger, stderr)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	var total pipeline.StageCost
+	ok, bad, err := eachLine(ctx, requests, stderr, func(raw []byte) error {
+		req, _, err := parseRequest(raw)
+		if err != nil {
+			return err
+		}
+		est, err := eng.Pipeline.Estimate(ctx, req, s)
+		if err != nil {
+			return fmt.Errorf("request %s: %w", req.ID, err)
+		}
+		t := est.Total()
+		total.Calls += t.Calls
+		total.PromptTokens += t.PromptTokens
+		total.CompletionTokens += t.CompletionTokens
+		return writeEstimate(stdout, req.ID, eng.Info.Label, est, eng.Info.Prices)
+	})
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("estimated %d request(s) with the %s: %s model calls", ok, eng.Info.Label, count(total.Calls))
+	if !eng.Info.Offline {
+		line += fmt.Sprintf(", %s prompt and %s completion tokens", count(total.PromptTokens), count(total.CompletionTokens))
+		if p := eng.Info.Prices; p.Set() {
+			line += " (" + p.Format(p.Cost(total.PromptTokens, total.CompletionTokens)) + ")"
+		}
+	}
+	fmt.Fprintf(stdout, "%s; %d request(s) failed\n", line, bad)
+	if bad > 0 {
+		return &exitError{code: 3}
+	}
 	return nil
 }
 

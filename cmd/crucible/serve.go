@@ -63,7 +63,13 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		"allow --metrics-addr on an address that is not loopback: only where a firewall or proxy keeps strangers from it (env CRUCIBLE_METRICS_PUBLIC)")
 	var mf modelFlags
 	mf.register(fs, env)
+	var cf capFlags
+	cf.register(fs, env, "CRUCIBLE_", "every report job")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	limits, err := cf.caps()
+	if err != nil {
 		return err
 	}
 	logger, err := newLogger(stderr, *level)
@@ -216,7 +222,7 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	}
 	observeEngines(engines, met)
 	runner := &jobs.Runner{Store: a.db, Available: engines, Rerankers: rerank.Methods(), Workers: *workers, Logger: logger,
-		Observer: met}
+		Observer: met, Limits: limits}
 	runCtx, stopRunner := context.WithCancel(context.WithoutCancel(ctx))
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- runner.Run(runCtx) }()

@@ -378,7 +378,7 @@ var (
 
 // jobStates are the states crucible_jobs always reports, 0 when no job
 // is in one.
-var jobStates = []pipeline.JobState{pipeline.JobQueued, pipeline.JobRunning, pipeline.JobDone, pipeline.JobFailed, pipeline.JobCancelled}
+var jobStates = pipeline.JobStates()
 
 // stateCollector reads, at each scrape, what the store and the index
 // folder hold. A read that fails is counted in scrape_errors (seen at the
