@@ -382,6 +382,10 @@ type Report struct {
 	// Manifest records how the report was made (see Manifest); nil for
 	// reports made before manifests were kept.
 	Manifest *Manifest
+	// Scorecard is the report's latest scorecard (ScorecardStore), which
+	// its exports carry; nil when none has been computed or it was not
+	// loaded.
+	Scorecard *Scorecard
 }
 
 // ScanCount is what a scan read: Read passage extractions of Schedule,

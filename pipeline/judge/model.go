@@ -24,6 +24,11 @@ type ModelJudge struct {
 	Model pipeline.Model
 	// Label names the model in Name ("model judge: <Label>"); optional.
 	Label string
+	// ModelName and Host are the model's name and its endpoint's host
+	// (and port), which tell whether the judge is the model that wrote a
+	// report (Info, pipeline.Independence); ModelName defaults to Label.
+	ModelName string
+	Host      string
 }
 
 // Name names the judge.

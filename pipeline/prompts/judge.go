@@ -19,7 +19,9 @@ const (
 )
 
 // JudgeTasks lists the evaluation tasks.
-func JudgeTasks() []pipeline.Task { return []pipeline.Task{TaskJudgeCovers, TaskJudgeSupport} }
+func JudgeTasks() []pipeline.Task {
+	return []pipeline.Task{TaskJudgeCovers, TaskJudgeSupport, TaskJudgeOnTopic}
+}
 
 // JudgeCoversInput asks whether a report sentence covers a gold nugget.
 // The nugget is a question with the answers that count (Answers not

@@ -185,7 +185,7 @@ func TestJudgeRoundTrip(t *testing.T) {
 }
 
 func TestJudgeTasks(t *testing.T) {
-	if diff := cmp.Diff([]pipeline.Task{"judge_covers", "judge_support"}, JudgeTasks()); diff != "" {
+	if diff := cmp.Diff([]pipeline.Task{"judge_covers", "judge_support", "judge_on_topic"}, JudgeTasks()); diff != "" {
 		t.Errorf("JudgeTasks (-want +got):\n%s", diff)
 	}
 	for _, pipelineTask := range Tasks() {
@@ -207,4 +207,29 @@ func FuzzParseJudgeSupport(f *testing.F) {
 	fuzzYesNo(f, TaskJudgeSupport,
 		func(s string) (bool, error) { o, err := ParseJudgeSupport(s); return o.Yes, err },
 		func(b bool) string { return FormatJudgeSupport(JudgeSupportOutput{Yes: b}) })
+}
+
+func FuzzParseJudgeOnTopic(f *testing.F) {
+	fuzzYesNo(f, TaskJudgeOnTopic,
+		func(s string) (bool, error) { o, err := ParseJudgeOnTopic(s); return o.Yes, err },
+		func(b bool) string { return FormatJudgeOnTopic(JudgeOnTopicOutput{Yes: b}) })
+}
+
+func TestBuildJudgeOnTopic(t *testing.T) {
+	in := JudgeOnTopicInput{Request: RequestInfo{Title: "Tariffs", ProblemStatement: "What was said of duties on imports?"},
+		Sentence: "In 1890, Benjamin Harrison reported that\nthe tariff was raised."}
+	user := checkYesNoRequest(t, BuildJudgeOnTopic(in), TaskJudgeOnTopic, in,
+		func(s string) error { _, err := ParseJudgeOnTopic(s); return err })
+	for _, want := range []string{"Title: Tariffs", "Problem statement: What was said of duties on imports?",
+		"Sentence: In 1890, Benjamin Harrison reported that the tariff was raised.", "off topic"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, user)
+		}
+	}
+	for _, yes := range []bool{true, false} {
+		o, err := ParseJudgeOnTopic(FormatJudgeOnTopic(JudgeOnTopicOutput{Yes: yes}))
+		if err != nil || o.Yes != yes {
+			t.Errorf("on topic %t: %+v, %v", yes, o, err)
+		}
+	}
 }
