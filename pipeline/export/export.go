@@ -80,6 +80,10 @@ type ReportMeta struct {
 	// corpus fingerprint, index, engine, prompt hashes, settings,
 	// software); absent for reports made before manifests were kept.
 	Manifest *pipeline.Manifest `json:"manifest,omitempty"`
+	// Scorecard is the report's latest scorecard (pipeline.Scorecard:
+	// judge, independence, nugget recall, citation support, on-topic
+	// share, reviewers' support); absent when none was computed.
+	Scorecard *pipeline.Scorecard `json:"scorecard,omitempty"`
 }
 
 // NuggetMeta is a nugget a report's sentences answer.
@@ -120,7 +124,7 @@ func reportMeta(r pipeline.Report) *ReportMeta {
 	v := r.Verification()
 	return &ReportMeta{Engine: r.Engine, Offline: IsOffline(r.Engine), Title: r.Request.Title, Limit: r.Request.Limit,
 		Verified: v.Verified, DroppedUnsupported: v.Dropped, Unchecked: v.Unchecked, FailedCheck: v.Failed,
-		Facets: r.Facets, Nuggets: answeredNuggets(r), Manifest: r.Manifest}
+		Facets: r.Facets, Nuggets: answeredNuggets(r), Manifest: r.Manifest, Scorecard: r.Scorecard}
 }
 
 // answeredNuggets lists the report's nuggets its sentences answer, in
@@ -252,6 +256,7 @@ func markdown(r pipeline.Report, titles map[string]string, quotes map[pipeline.C
 		}
 	}
 	writeEvidence(&b, r, numbers, quotes)
+	writeScorecardMarkdown(&b, r.Scorecard)
 	if manifest {
 		b.WriteString("\n")
 		WriteManifestMarkdown(&b, r.Manifest)

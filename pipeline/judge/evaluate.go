@@ -174,6 +174,11 @@ type ReportResult struct {
 	RequestID string `json:"request_id"`
 	RunID     string `json:"run_id,omitempty"`
 	Judge     string `json:"judge"`
+	// Independence says how the judge stands to the report's maker, by
+	// the report's crucible.manifest (pipeline.Independence):
+	// "independent", "self-judged", "self-judged (offline)" or
+	// "generator unknown"; empty for a missing report.
+	Independence string `json:"independence,omitempty"`
 	// Missing is true when the request has gold nuggets but no report: it
 	// scores 0 on every metric and has no sentences.
 	Missing bool    `json:"missing,omitempty"`
@@ -476,6 +481,7 @@ func (e *Evaluator) EvaluateReport(ctx context.Context, rep export.NeuCLIRReport
 	}
 	rr.tally()
 	e.Topics.Mark(&rr)
+	rr.Independence = IndependenceOf(e.Judge, rep)
 	return rr, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/crucible-portal/crucible/pipeline"
 )
 
 // tableColumns are the metric columns of WriteTable, in order.
@@ -51,6 +53,9 @@ func WriteTable(w io.Writer, r Results) error {
 		return fmt.Errorf("write evaluation table: %w", err)
 	}
 	fmt.Fprintf(bw, "judge: %s\n", r.Judge)
+	if line := independenceLine(r); line != "" {
+		fmt.Fprintln(bw, line)
+	}
 	if r.VitalRequests < len(r.Requests) {
 		fmt.Fprintf(bw, "vital recall averaged over the %d of %d requests with vital nuggets\n", r.VitalRequests, len(r.Requests))
 	}
@@ -217,4 +222,33 @@ func nuggetTag(n Nugget) string {
 		return n.ID + "*"
 	}
 	return n.ID
+}
+
+// independenceLine says how the judge stands to the reports' makers
+// (ReportResult.Independence): "scores: independent" when all are alike,
+// else each label with its requests; "" when no report says what made it
+// (other systems' runs, reports without manifests).
+func independenceLine(r Results) string {
+	var labels []string
+	ids := map[string][]string{}
+	for _, rr := range r.Requests {
+		if rr.Independence == "" {
+			continue
+		}
+		if _, ok := ids[rr.Independence]; !ok {
+			labels = append(labels, rr.Independence)
+		}
+		ids[rr.Independence] = append(ids[rr.Independence], rr.RequestID)
+	}
+	switch {
+	case len(labels) == 0 || len(labels) == 1 && labels[0] == pipeline.GeneratorUnknown:
+		return ""
+	case len(labels) == 1:
+		return "scores: " + labels[0]
+	}
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = l + " (" + strings.Join(ids[l], ", ") + ")"
+	}
+	return "scores: " + strings.Join(parts, "; ")
 }
