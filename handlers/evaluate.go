@@ -63,6 +63,9 @@ type Evaluations struct {
 	// page. Optional: without it only the offline judge is offered.
 	Model      pipeline.Model
 	ModelLabel string
+	// ModelInfo names the model judge's model and endpoint host, which
+	// tell whether it wrote the report it judges (pipeline.Independence).
+	ModelInfo pipeline.JudgeInfo
 	// MaxGoldBytes bounds an uploaded gold file; 0 means
 	// DefaultMaxGoldBytes. The upload route must be exempt from the
 	// server's general body limit for a larger bound to take effect.
@@ -212,7 +215,7 @@ func (h *Evaluations) setup(c echo.Context, goldRaw, requestRaw, judgeID string)
 	case judgeID == views.JudgeOffline:
 		st.judge = judge.Offline{}
 	case judgeID == views.JudgeModel && h.Model != nil:
-		st.judge = judge.ModelJudge{Model: h.Model, Label: h.ModelLabel}
+		st.judge = judge.ModelJudge{Model: h.Model, Label: h.ModelLabel, ModelName: h.ModelInfo.Model, Host: h.ModelInfo.EndpointHost}
 	case judgeID == views.JudgeModel:
 		vm.Problem = "The model judge is not available: this portal has no model endpoint configured. Use the offline judge."
 		return render(http.StatusUnprocessableEntity)
@@ -594,9 +597,10 @@ var (
 func buildEvaluation(rr judge.ReportResult) views.EvaluationResult {
 	c, m := rr.Counts, rr.Metrics
 	ev := views.EvaluationResult{
-		Judge:     rr.Judge,
-		RequestID: rr.RequestID,
-		Undecided: c.Undecided,
+		Judge:        rr.Judge,
+		Independence: rr.Independence,
+		RequestID:    rr.RequestID,
+		Undecided:    c.Undecided,
 		Cards: []views.MetricCard{
 			{Key: "nugget-recall", Label: "Nugget recall", Value: m.NuggetRecall, Num: c.Covered, Den: c.Nuggets,
 				DenNoun: nuggetNoun, Help: "Gold nuggets some sentence covers, out of all gold nuggets."},

@@ -44,6 +44,9 @@ func (h *Reports) showReport(c echo.Context, status int, problem *actionProblem)
 	vm.Engine = views.EngineLabelFor(h.Service.Engines(), rep.Engine)
 	vm.JobID = jobID
 	vm.ScriptURL = h.ScriptURL
+	if vm.Scorecard, err = h.scorecardPanel(ctx, rep, ver); err != nil {
+		return err
+	}
 	if ver != nil {
 		if err := h.authoringPage(ctx, &vm, *ver, problem); err != nil {
 			return err

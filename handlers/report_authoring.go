@@ -87,6 +87,9 @@ func (h *Reports) loadCurrent(ctx context.Context, raw string) (pipeline.Report,
 		return pipeline.Report{}, nil, fmt.Errorf("load report %d: %w", id, err)
 	}
 	rep.ID = id
+	if rep.Scorecard, err = h.scorecard(ctx, id); err != nil {
+		return pipeline.Report{}, nil, err
+	}
 	if h.Authoring == nil {
 		return rep, nil, nil
 	}
@@ -94,7 +97,9 @@ func (h *Reports) loadCurrent(ctx context.Context, raw string) (pipeline.Report,
 	if err != nil {
 		return pipeline.Report{}, nil, fmt.Errorf("load the current version of report %d: %w", id, err)
 	}
-	return v.Apply(rep), &v, nil
+	cur := v.Apply(rep)
+	cur.Scorecard = rep.Scorecard
+	return cur, &v, nil
 }
 
 // authorOf is the user name versions, reviews and statuses record for

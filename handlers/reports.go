@@ -149,8 +149,12 @@ type Reports struct {
 	// when empty).
 	TeamID string
 	// Gold keeps the gold nugget sets the compare page judges both
-	// reports against. Optional: without it the page compares no metrics.
+	// reports against, and scorecards count the nuggets of. Optional:
+	// without it the page compares no metrics and scorecards no recall.
 	Gold GoldStore
+	// Scorecards computes, keeps and shows reports' scorecards, which
+	// every export then carries. Optional: without it reports have none.
+	Scorecards *Scorecards
 }
 
 // collectionIDs names the collection for an export.

@@ -147,10 +147,13 @@ func (r RequestChoice) Chosen() bool {
 // EvaluationResult is a report's evaluation against the gold nuggets of one
 // request.
 type EvaluationResult struct {
-	// Judge names the judge and its settings.
-	Judge     string
-	RequestID string
-	Cards     []MetricCard
+	// Judge names the judge and its settings; Independence how it stands
+	// to the report's maker (pipeline.Independence: "independent",
+	// "self-judged", "self-judged (offline)", "generator unknown").
+	Judge        string
+	Independence string
+	RequestID    string
+	Cards        []MetricCard
 	// Nuggets are the request's gold nuggets in file order, each with its
 	// row of the nugget × sentence matrix.
 	Nuggets []GoldNuggetRow
@@ -427,4 +430,28 @@ func (c ComparedRun) name() string {
 		return c.RunID
 	}
 	return c.FileName
+}
+
+// independenceHelp explains an independence label.
+func independenceHelp(label string) string {
+	switch label {
+	case pipeline.Independent:
+		return "The judge is not the model that wrote the report."
+	case pipeline.SelfJudged:
+		return "The model that wrote the report judged it: its scores may favour it. Configure a judge model apart from it (serve --judge-model-url) for independent scores."
+	case pipeline.SelfJudgedOffline:
+		return "The offline judge scored a report of the offline engine: both read text lexically, so the scores may favour it."
+	case pipeline.GeneratorUnknown:
+		return "The report does not record what made it, so whether the judge is independent of it is not known."
+	}
+	return ""
+}
+
+// independenceClass is the label's style: independent scores stand out
+// from self-judged ones.
+func independenceClass(label string) string {
+	if label == pipeline.Independent {
+		return "badge independence independent"
+	}
+	return "badge independence self-judged"
 }

@@ -26,6 +26,9 @@ type ReportPage struct {
 	// editing and reviewing forms need; nil when the portal offers no
 	// authoring, and the page is then read-only.
 	Authoring *Authoring
+	// Scorecard is the report's scorecard panel; nil when the portal
+	// keeps no scorecards.
+	Scorecard *ScorecardPanel
 }
 
 // ReportSentence is one sentence of a report with what it stands on.

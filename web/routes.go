@@ -83,6 +83,7 @@ func hasOwnBodyLimit(c echo.Context) bool {
 //	POST /jobs/:id/resume                auth.PermCreateReport (a job stopped at a cap)
 //	POST /jobs/:id/delete                auth.PermCreateReport (and the author, or auth.PermDeleteReports)
 //	POST /reports/:id/evaluation         auth.PermEvaluate (the model judge)
+//	POST /reports/:id/scorecard          auth.PermEvaluate (computes the report's scorecard)
 //	POST /reports/:id/evaluation/gold    auth.PermEvaluate
 //	POST /reports/:id/evaluation/compare auth.PermEvaluate
 //	POST /admin/upload                   auth.PermUploadCorpus
@@ -141,6 +142,9 @@ func registerRoutes(e *echo.Echo, h routeHandlers) {
 		e.GET(views.ReportsPath+"/:id/download.zip", h.reports.DownloadAll, view)
 		// Whoever can view reports can compare two (issue 16 #2).
 		e.GET(views.ReportsPath+"/:id/compare", h.reports.Compare, view)
+		if h.reports.Scorecards != nil {
+			e.POST(views.ReportsPath+"/:id/scorecard", h.reports.Score, requirePerm(auth.PermEvaluate))
+		}
 		e.GET(views.JobsPath, h.jobs.List, view)
 		e.GET(views.JobsPath+"/:id", h.jobs.Show, view)
 		e.POST(views.JobsPath+"/:id/cancel", h.jobs.Cancel, requirePerm(auth.PermCancelJob))

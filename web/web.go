@@ -16,6 +16,7 @@ import (
 	"github.com/crucible-portal/crucible/handlers"
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/auth"
+	"github.com/crucible-portal/crucible/pipeline/judge"
 	"github.com/crucible-portal/crucible/static"
 	"github.com/crucible-portal/crucible/views"
 )
@@ -122,6 +123,18 @@ type Deps struct {
 	// next to the offline judge; JudgeModelLabel names it. Optional.
 	JudgeModel      pipeline.Model
 	JudgeModelLabel string
+	// JudgeModelInfo names the model judge's model and endpoint host,
+	// which tell whether it wrote a report it judges
+	// (pipeline.Independence). Optional.
+	JudgeModelInfo pipeline.JudgeInfo
+
+	// Scorecards keeps reports' scorecards, which ScoreJudge computes
+	// (nil: the offline judge) on the report page and every export
+	// carries. Optional: when nil, Jobs is used if it implements
+	// pipeline.ScorecardStore (the SQLite store does); failing that,
+	// reports have no scorecard. Only with the report pages.
+	Scorecards pipeline.ScorecardStore
+	ScoreJudge judge.Judge
 
 	// Accounts keeps the user accounts and sessions. Optional only with
 	// Config.LocalMode: without it the portal is always in local mode.
@@ -281,6 +294,16 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			ScriptURL:  assetURL("report.js"),
 		}
 		rh.reports.Rankers, _ = deps.Jobs.(handlers.RankerReader)
+		scorecards := deps.Scorecards
+		if scorecards == nil {
+			scorecards, _ = deps.Jobs.(pipeline.ScorecardStore)
+		}
+		if scorecards != nil {
+			rh.reports.Scorecards = &handlers.Scorecards{Store: scorecards, Judge: deps.ScoreJudge, Now: cfg.Now}
+			// Scorecards count the nuggets of the gold sets when the
+			// portal keeps them.
+			rh.reports.Gold = gold
+		}
 		citing := deps.Citing
 		if citing == nil {
 			citing, _ = deps.Jobs.(handlers.CitingReader)
@@ -327,6 +350,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			Source:       deps.Store,
 			Model:        deps.JudgeModel,
 			ModelLabel:   deps.JudgeModelLabel,
+			ModelInfo:    deps.JudgeModelInfo,
 			MaxGoldBytes: cfg.MaxGoldBytes,
 			Authoring:    deps.Authoring,
 		}

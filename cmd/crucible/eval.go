@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -178,11 +180,13 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	nuggetsPath := fs.String("nuggets", "", "JSON Lines gold nuggets `file`: {\"request_id\",\"nugget_id\",\"question\",\"answers\":[...],\"importance\"} or claims with \"text\"")
 	reportsDir := fs.String("reports", "", "`folder or file` of reports: as crucible report writes them, or any system's run in the NeuCLIR 2024, RAGTIME 2025 or TREC RAG 2024/2025 format (JSON, or JSON Lines of many reports)")
 	topicsPath := fs.String("topics", "", "JSON Lines `file` of topic terms per request, {\"request_id\",\"terms\":[...]}: adds the share of on-topic sentences (docs/evaluation.md)")
-	judgeName := fs.String("judge", "offline", "judge: offline (answer matching, content-word overlap) or model (yes/no prompts to the model endpoint)")
+	judgeName := fs.String("judge", "", "judge: offline (answer matching, content-word overlap) or model (yes/no prompts to --judge-model-url, else to --model-url); default: model with --judge-model-url, else offline")
+	var jf judgeFlags
+	jf.register(fs, env)
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	details := fs.Bool("details", false, "also print, per request, which sentence covered which nugget and each citation's verdict")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR|FILE [--topics FILE] [--judge offline|model] [--json]")
+		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR|FILE [--topics FILE] [--judge offline|model] [--judge-model-url URL --judge-model NAME] [--json]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -219,22 +223,36 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 		return err
 	}
 	defer a.Close()
+	if jf.url == "" && jf.model != "" {
+		return fmt.Errorf("%w: --judge-model needs --judge-model-url (or CRUCIBLE_JUDGE_MODEL_URL)", errUsage)
+	}
 	var j judge.Judge
+	if *judgeName == "" {
+		*judgeName = "offline"
+		if jf.url != "" {
+			*judgeName = "model"
+		}
+	}
 	switch *judgeName {
 	case "offline":
 		j = judge.Offline{}
 	case "model":
-		if m.url == "" {
-			return fmt.Errorf("%w: --judge model needs --model-url and --model (or OPENAI_BASE_URL and CRUCIBLE_MODEL)", errUsage)
+		// The judge's own endpoint; else, as before there was one, the
+		// generator's (its scores of its own reports are self-judged).
+		client, err := jf.client(m, logger)
+		if err == nil && client == nil {
+			if m.url == "" {
+				return fmt.Errorf("%w: --judge model needs --model-url and --model (or OPENAI_BASE_URL and CRUCIBLE_MODEL), or a judge of its own: --judge-model-url and --judge-model", errUsage)
+			}
+			client, err = m.client(logger)
 		}
-		client, err := m.client(logger)
 		if err != nil {
 			return err
 		}
 		if err := client.Check(ctx); err != nil {
 			return err
 		}
-		j = judge.ModelJudge{Model: llm.Cached{Next: client, Store: a.db, Namespace: client.Name()}, Label: client.Name()}
+		j = modelJudge(client, a.db)
 	default:
 		return fmt.Errorf("%w: unknown --judge %q (offline or model)", errUsage, *judgeName)
 	}
@@ -312,4 +330,41 @@ func formatsRead(reports map[string]export.NeuCLIRReport) string {
 		return "no reports"
 	}
 	return strings.Join(names, ", ")
+}
+
+// judgeFlags configure a judge model at its own endpoint, apart from the
+// model that writes reports: its scores of a report are then independent
+// (pipeline.Independence). The key comes from its own variable.
+type judgeFlags struct {
+	url, key, model string
+}
+
+func (j *judgeFlags) register(fs *flag.FlagSet, env envFunc) {
+	fs.StringVar(&j.url, "judge-model-url", env.get("CRUCIBLE_JUDGE_MODEL_URL", ""), "base `URL` of the OpenAI-compatible endpoint of a judge model apart from the generator (env CRUCIBLE_JUDGE_MODEL_URL); empty: the offline judge")
+	fs.StringVar(&j.key, "judge-model-key", env.get("CRUCIBLE_JUDGE_API_KEY", ""), "API key of the judge's endpoint (env CRUCIBLE_JUDGE_API_KEY)")
+	fs.StringVar(&j.model, "judge-model", env.get("CRUCIBLE_JUDGE_MODEL", ""), "the judge model's `name` (env CRUCIBLE_JUDGE_MODEL)")
+}
+
+// client builds the judge's client with m's timeout, concurrency and
+// retries; nil, nil when no judge endpoint is set.
+func (j judgeFlags) client(m modelFlags, logger *slog.Logger) (*llm.OpenAI, error) {
+	if j.url == "" {
+		if j.model != "" {
+			return nil, fmt.Errorf("%w: --judge-model needs --judge-model-url (or CRUCIBLE_JUDGE_MODEL_URL)", errUsage)
+		}
+		return nil, nil
+	}
+	if j.model == "" {
+		return nil, fmt.Errorf("%w: --judge-model-url is set but no --judge-model (or CRUCIBLE_JUDGE_MODEL) names the judge's model", errUsage)
+	}
+	m.url, m.key, m.model = j.url, j.key, j.model
+	return m.client(logger)
+}
+
+// modelJudge is the model judge of a client, its calls through the
+// cache, named by its model and endpoint host.
+func modelJudge(client *llm.OpenAI, store llm.CacheStore) judge.ModelJudge {
+	f := client.Facts()
+	return judge.ModelJudge{Model: llm.Cached{Next: client, Store: store, Namespace: client.Name()}, Label: client.Name(),
+		ModelName: f.Model, Host: f.EndpointHost}
 }

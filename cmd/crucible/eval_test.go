@@ -236,6 +236,48 @@ func TestEvalReportsModelJudge(t *testing.T) {
 	}
 }
 
+// The judge's own endpoint (--judge-model-url, --judge-model) is the model
+// judge without --judge; scores say how the judge stands to the reports'
+// maker: the offline judge on the offline engine's reports is
+// self-judged (offline), a judge model on them independent.
+func TestEvalReportsIndependentJudge(t *testing.T) {
+	t.Parallel()
+	data, out, dir := preparedData(t, sampleCorpus), t.TempDir(), t.TempDir()
+	reqs := writeTestFile(t, dir, "requests.jsonl",
+		`{"request_id":"i-1","title":"Tariffs","problem_statement":"What did the addresses say about tariffs and duties on imports?","limit":500}`+"\n")
+	if _, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	gold := writeTestFile(t, dir, "gold.jsonl", `{"request_id":"i-1","nugget_id":"g1","question":"Which duties?","answers":["import duties"]}`+"\n")
+	stdout, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--nuggets", gold, "--reports", out)
+	if code != 0 || !strings.Contains(stdout, "scores: self-judged (offline)") {
+		t.Errorf("offline judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	ep := &yesEndpoint{}
+	srv := httptest.NewServer(ep)
+	defer srv.Close()
+	stdout, stderr, code = runCmd(t, "eval", "reports", "--data", data, "--nuggets", gold, "--reports", out,
+		"--judge-model-url", srv.URL+"/v1", "--judge-model", "judge-model", "--json")
+	if code != 0 {
+		t.Fatalf("judge model: exit %d\n%s", code, stderr)
+	}
+	var res struct {
+		Judge    string `json:"judge"`
+		Requests []struct {
+			Independence string `json:"independence"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.Requests) != 1 {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if res.Judge != "model judge: judge-model" || res.Requests[0].Independence != "independent" || ep.calls.Load() == 0 {
+		t.Errorf("judge %q, independence %q, %d calls", res.Judge, res.Requests[0].Independence, ep.calls.Load())
+	}
+	if _, stderr, code := runCmd(t, "eval", "reports", "--data", data, "--nuggets", gold, "--reports", out, "--judge-model", "x"); code != 2 || !strings.Contains(stderr, "--judge-model needs --judge-model-url") {
+		t.Errorf("a judge model without its endpoint: exit %d, %s", code, stderr)
+	}
+}
+
 func TestEvalReportsTopics(t *testing.T) {
 	t.Parallel()
 	data, out, dir := t.TempDir(), t.TempDir(), t.TempDir()

@@ -18,6 +18,7 @@ import (
 	"github.com/crucible-portal/crucible/pipeline/crucible"
 	"github.com/crucible-portal/crucible/pipeline/export"
 	"github.com/crucible-portal/crucible/pipeline/jobs"
+	"github.com/crucible-portal/crucible/pipeline/judge"
 	"github.com/crucible-portal/crucible/pipeline/llm"
 	"github.com/crucible-portal/crucible/pipeline/metrics"
 	"github.com/crucible-portal/crucible/pipeline/rerank"
@@ -65,6 +66,8 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	mf.register(fs, env)
 	var cf capFlags
 	cf.register(fs, env, "CRUCIBLE_", "every report job")
+	var jf judgeFlags
+	jf.register(fs, env)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -250,12 +253,27 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		<-uploadsDone
 	}()
 
-	// With a model endpoint, evaluation pages offer its (cached) model as
-	// a judge too.
+	// The portal's judge: a judge model apart from the generator
+	// (--judge-model-url) judges scorecards and is the evaluation pages'
+	// model judge; without one, scorecards take the offline judge and
+	// evaluation pages offer the generator's model, whose scores of its
+	// own reports they label self-judged.
+	judgeClient, err := jf.client(mf, logger)
+	if err != nil {
+		return err
+	}
 	var judgeModel pipeline.Model
 	var judgeLabel string
-	if e := engines[0]; !e.Info.Offline {
+	var judgeInfo pipeline.JudgeInfo
+	var scoreJudge judge.Judge = judge.Offline{}
+	if judgeClient != nil {
+		mj := modelJudge(judgeClient, a.db)
+		judgeModel, judgeLabel, judgeInfo, scoreJudge = mj.Model, mj.Label, judge.Info(mj), mj
+		logger.Info("judge model", "model", mj.ModelName, "endpoint_host", mj.Host)
+	} else if e := engines[0]; !e.Info.Offline {
+		// The engine's label is its model's name (llm.OpenAI.Name).
 		judgeModel, judgeLabel = e.Pipeline.Model, e.Info.Label
+		judgeInfo = pipeline.JudgeInfo{Name: "model judge: " + judgeLabel, Model: judgeLabel}
 	}
 	e, err := web.New(web.Config{
 		MaxBodyBytes:  *maxBody,
@@ -276,6 +294,8 @@ func cmdServe(ctx context.Context, args []string, env envFunc, stdout, stderr io
 		Engine:          engines[0].Info.Label,
 		JudgeModel:      judgeModel,
 		JudgeModelLabel: judgeLabel,
+		JudgeModelInfo:  judgeInfo,
+		ScoreJudge:      scoreJudge,
 		Accounts:        a.db,
 		Uploads:         uploadRunner,
 		Authoring:       editor(a, engines),
