@@ -146,6 +146,10 @@ func TestReportScorecard(t *testing.T) {
 	if md := s.get(t, "/reports/12/export.md").Body.String(); !strings.Contains(md, "## Scorecard") {
 		t.Error("the Markdown export has no scorecard")
 	}
+	if got := textOf(parseHTML(t, s.get(t, "/reports/12/print")), "print-scorecard"); !strings.Contains(got, "self-judged (offline)") ||
+		!strings.Contains(got, "Nugget recall: 0.800") {
+		t.Errorf("printable scorecard %q", got)
+	}
 }
 
 // A judge model apart from the generator scores the offline engine's

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/index"
 	"github.com/crucible-portal/crucible/pipeline"
@@ -29,6 +30,10 @@ type slowModel struct {
 
 	mu    sync.Mutex
 	calls map[pipeline.Task]int
+	// promptChars and completionChars count the characters of the
+	// prompts and answers: tokens as the estimate counts them
+	// (pipeline.CharsPerToken).
+	promptChars, completionChars int
 	// perNugget counts the extractions of each nugget (by question and
 	// answer): a nugget reads its passages a batch after another, so its
 	// count divided by the batch size is a chain of dependent rounds.
@@ -47,13 +52,18 @@ func (m *slowModel) Complete(ctx context.Context, req pipeline.ModelRequest) (pi
 	case <-ctx.Done():
 		return pipeline.ModelResponse{}, ctx.Err()
 	}
+	resp, err := m.next.Complete(ctx, req)
 	m.mu.Lock()
 	m.calls[req.Task]++
 	if in, ok := req.Input.(prompts.ExtractInput); ok {
 		m.perNugget[in.Nugget]++
 	}
+	for _, msg := range req.Messages {
+		m.promptChars += utf8.RuneCountInString(msg.Content)
+	}
+	m.completionChars += utf8.RuneCountInString(resp.Text)
 	m.mu.Unlock()
-	return m.next.Complete(ctx, req)
+	return resp, err
 }
 
 // stageObserver records when each stage starts, for per-stage wall clock.
@@ -108,6 +118,7 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	latency := fs.Duration("latency", 100*time.Millisecond, "simulated latency of every model call")
 	slots := fs.Int("concurrency", 16, "calls the simulated endpoint serves at once (also the pipeline's concurrency)")
 	verify := fs.Bool("verify", false, "include verification")
+	estimate := fs.Bool("estimate", false, "also estimate each request first (the dry run of crucible report --dry-run) and compare the estimate with the calls and tokens (characters / 4) the run makes")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -135,7 +146,7 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		*latency, *slots, len(reqs), *requests)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "request\twall s\tbound s\twall/bound\tcalls\tnaive calls\tcalls/naive\tsentences\t")
-	var breakdown []string
+	var breakdown, estimates []string
 	// One cache of analysed texts for the whole run, as a portal process
 	// has (see engines).
 	texts := newAnalysisCache(a.index)
@@ -143,7 +154,14 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		model := &slowModel{next: offline.New(cachedAnalyzer{indexAnalyzer{a.index}, texts}), latency: *latency,
 			slots: make(chan struct{}, *slots), calls: map[pipeline.Task]int{}, perNugget: map[prompts.QA]int{}}
 		eng := &crucible.Engine{Searcher: a.searcher(), Store: a.db, Model: model,
-			Terms: texts.Terms, TermSet: texts.TermSet, SentenceKey: a.index.SentenceKey, Name: "simulated endpoint"}
+			Terms: texts.Terms, TermSet: texts.TermSet, SentenceKey: a.index.SentenceKey, Name: "simulated endpoint",
+			StandIn: offline.New(cachedAnalyzer{indexAnalyzer{a.index}, texts})}
+		var est pipeline.CostEstimate
+		if *estimate {
+			if est, err = eng.Estimate(ctx, req, s); err != nil {
+				return fmt.Errorf("%s: estimate: %w", req.ID, err)
+			}
+		}
 		obs := &stageObserver{}
 		start := time.Now()
 		rep, err := eng.Generate(ctx, req, s, obs)
@@ -172,6 +190,13 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			line += fmt.Sprintf(" %s=%d", t, model.calls[pipeline.Task(t)])
 		}
 		breakdown = append(breakdown, line, req.ID+" stages (wall s):"+obs.durations(start.Add(wall)))
+		if *estimate {
+			t := est.Total()
+			pt, ct := model.promptChars/pipeline.CharsPerToken, model.completionChars/pipeline.CharsPerToken
+			estimates = append(estimates, fmt.Sprintf("%s estimate/actual: calls %d/%d (%+.0f%%, at most %d), prompt tokens %d/%d (%+.0f%%), completion tokens %d/%d (%+.0f%%)",
+				req.ID, t.Calls, total, pct(t.Calls, total), t.MaxCalls, t.PromptTokens, pt, pct(t.PromptTokens, pt),
+				t.CompletionTokens, ct, pct(t.CompletionTokens, ct)))
+		}
 		longest := 0
 		for _, c := range model.perNugget {
 			longest = max(longest, c)
@@ -183,10 +208,18 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, l := range breakdown {
+	for _, l := range append(breakdown, estimates...) {
 		fmt.Fprintln(stdout, l)
 	}
 	return nil
+}
+
+// pct is how far est is from actual, in percent of actual.
+func pct(est, actual int) float64 {
+	if actual == 0 {
+		return 0
+	}
+	return 100 * float64(est-actual) / float64(actual)
 }
 
 // criticalPath is the least wall clock the run's calls need with the
