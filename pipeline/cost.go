@@ -31,10 +31,11 @@ const (
 	// ScanStopShareLimited is that share under a per-nugget limit (the
 	// offline engine's 24): few nuggets stop before it (0.86–1.0).
 	ScanStopShareLimited = 0.95
-	// ExtractAnswerChars is an extraction answer's length: most passages
-	// an unlimited scan reads hold no answer ("NONE"); under a limit the
-	// scan reads the most promising ones, which answer more often.
-	ExtractAnswerChars        = 8
+	// ExtractAnswerChars is an extraction answer's mean length: most
+	// passages an unlimited scan reads hold no answer ("NONE", a token);
+	// under a limit the scan reads the most promising ones, which answer
+	// more often.
+	ExtractAnswerChars        = 6
 	ExtractAnswerCharsLimited = 80
 	// YesNoAnswerChars is a yes/no answer's length; FacetsAnswerChars a
 	// facets answer's.
@@ -206,7 +207,7 @@ func EstimateCost(in CostInput) CostEstimate {
 		scan.Basis = fmt.Sprintf("%.0f%% of the promising passages of each kept nugget", 100*share)
 	}
 	scan.PromptTokens = scan.Calls * tokens(in.ExtractPromptChars)
-	scan.CompletionTokens = scan.Calls * tokens(answer)
+	scan.CompletionTokens = tokens(scan.Calls * answer)
 	add(scan)
 
 	if s.Verify {
