@@ -8,12 +8,12 @@ import (
 
 func TestEstimateCost(t *testing.T) {
 	in := CostInput{
-		Settings: DefaultSettings(),
-		Ideate:   CallSizes{Calls: 40, PromptChars: 400000, CompletionChars: 40000},
-		Merge:    CallSizes{Calls: 100, PromptChars: 200000, CompletionChars: 300},
-		Rank:     CallSizes{Calls: 70, PromptChars: 160000, CompletionChars: 5000},
-		Reach:    []int{1000, 500, 0, 100},
-		Passages: 7000,
+		Settings:           DefaultSettings(),
+		Ideate:             CallSizes{Calls: 40, PromptChars: 400000, CompletionChars: 40000},
+		Merge:              CallSizes{Calls: 100, PromptChars: 200000, CompletionChars: 300},
+		Rank:               CallSizes{Calls: 70, PromptChars: 160000, CompletionChars: 5000},
+		Reach:              []int{1000, 500, 0, 100},
+		Passages:           7000,
 		ExtractPromptChars: 4000, SupportPromptChars: 2000, CoveragePromptChars: 1000, FacetsPromptChars: 2000,
 	}
 	got := EstimateCost(in)
