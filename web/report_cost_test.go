@@ -191,6 +191,13 @@ func TestStoppedJobPage(t *testing.T) {
 	if byTestID(doc, "job-rerun").Length() != 0 || byTestID(doc, "job-cancel").Length() != 0 {
 		t.Error("a stopped job is offered to run again or to cancel")
 	}
+	if byTestID(doc, "job-resubmit").Length() != 1 {
+		t.Error("a stopped job is not offered to edit and resubmit")
+	}
+	list := parseHTML(t, s.get(t, "/jobs"))
+	if got := textOf(list, "job-row-stage"); got != "stopped in scan" {
+		t.Errorf("the job list's stage %q", got)
+	}
 }
 
 func TestResumeJob(t *testing.T) {
