@@ -28,6 +28,11 @@ func TestReportDryRunAndCaps(t *testing.T) {
 			t.Errorf("dry run output lacks %q:\n%s", want, stdout)
 		}
 	}
+	// A reranker's calls are estimated by the offline engine's reranker.
+	if rr, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--dry-run", "--reranker", "pointwise"); code != 0 ||
+		!regexp.MustCompile(`(?m)^\s*rerank\s+[1-9]`).MatchString(rr) {
+		t.Errorf("dry run with a reranker: exit %d\n%s%s", code, rr, stderr)
+	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("the dry run wrote %d files", len(entries))
 	}

@@ -174,9 +174,10 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 	offlineModel := llm.Cached{
 		Next: offline.New(cachedAnalyzer{indexAnalyzer{a.index}, texts}), Store: a.db, Namespace: offline.Version,
 	}
+	standInReranker := a.rerankerFor(offlineModel, offlineSpec, texts.Terms)
 	pipelineFor := func(model pipeline.Model, label string, sp engineSpec, facts pipeline.EngineFacts) *crucible.Engine {
 		return &crucible.Engine{
-			StandIn: offlineModel, Offline: facts.Offline,
+			StandIn: offlineModel, StandInReranker: standInReranker, Offline: facts.Offline,
 			Provenance: a.provenance(facts),
 			Defaults:   sp.defaults, ScanLimit: sp.scanLimit, Embedder: sp.embedder,
 			Searcher: a.searcher(), Store: a.db, Model: model,

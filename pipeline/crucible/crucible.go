@@ -146,7 +146,12 @@ type Engine struct {
 	Provenance func(ctx context.Context) (pipeline.Manifest, error)
 	// StandIn answers the model tasks of a dry run (Estimate): the
 	// offline engine, which costs nothing. nil: no estimate is offered.
-	StandIn pipeline.Model
+	// StandInReranker builds the dry run's reranker over it (the offline
+	// engine's, so a model engine's stored CoRank features are never made
+	// from offline answers); nil: NewReranker when the engine is offline,
+	// else a dry run with a reranker fails.
+	StandIn         pipeline.Model
+	StandInReranker func(method string, model pipeline.Model) (rerank.Reranker, error)
 	// Offline is set when Model is the offline engine: its calls are
 	// tasks, and it spends no tokens (estimates count none).
 	Offline bool

@@ -37,8 +37,17 @@ func (e *Engine) Estimate(ctx context.Context, req pipeline.Request, s pipeline.
 	if s.Reranker != "" && e.NewReranker == nil {
 		return pipeline.CostEstimate{}, pipeline.Invalidf("reranker %q: this engine offers no reranking", s.Reranker)
 	}
+	// The dry run's engine: the stand-in's reranker.
+	de := *e
+	de.NewReranker = e.StandInReranker
+	if de.NewReranker == nil && e.Offline {
+		de.NewReranker = e.NewReranker
+	}
+	if s.Reranker != "" && de.NewReranker == nil {
+		return pipeline.CostEstimate{}, pipeline.Invalidf("reranker %q: this engine cannot estimate reranking", s.Reranker)
+	}
 	count := &sizer{next: e.StandIn}
-	r := e.newRun(req, s)
+	r := de.newRun(req, s)
 	r.model = &meter{next: count}
 	if e.Ranker != nil {
 		m, err := e.Ranker(ctx, e.Name)
