@@ -54,6 +54,36 @@ func benchQueries(b testing.TB) []string {
 	return qs
 }
 
+// buildIndex opens an index with opts under tb's temporary folder and
+// ingests copies of docs (copy r > 0 under ids suffixed "~r") in batches
+// of batchDocs (0: the Ingester's default). The store keeps the documents,
+// so it also serves a Searcher.
+func buildIndex(tb testing.TB, opts index.Options, docs []pipeline.Document, copies, batchDocs int) (*index.Index, *memStore) {
+	tb.Helper()
+	ctx := context.Background()
+	ix, err := index.Open(filepath.Join(tb.TempDir(), "ix"), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	src := &memStore{docs: map[string]pipeline.IngestDocument{}, keep: true}
+	in := &pipeline.Ingester{Store: src, Index: ix, Segment: index.Segment, BatchDocs: batchDocs}
+	for r := 0; r < copies; r++ {
+		for _, d := range docs {
+			if r > 0 {
+				d.ID = d.ID + "~" + strconv.Itoa(r)
+			}
+			if err := in.Add(ctx, d); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return ix, src
+}
+
 // BenchmarkIndexDemo measures segmenting and indexing the demo corpus
 // (passages/s), without the SQLite store.
 func BenchmarkIndexDemo(b *testing.B) {
@@ -83,22 +113,8 @@ func BenchmarkIndexDemo(b *testing.B) {
 // BenchmarkScoreDemo measures BM25 scoring (top 10 passages, and top 10
 // documents by MaxP) over the demo corpus for the benchmark queries.
 func BenchmarkScoreDemo(b *testing.B) {
-	docs := loadDemo(b)
 	ctx := context.Background()
-	ix, err := index.Open(filepath.Join(b.TempDir(), "ix"), index.DefaultOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment}
-	for _, d := range docs {
-		if err := in.Add(ctx, d); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := in.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
+	ix, _ := buildIndex(b, index.DefaultOptions(), loadDemo(b), 1, 0)
 	qs := benchQueries(b)
 	for _, mode := range []struct {
 		name string
@@ -134,24 +150,7 @@ func BenchmarkTopK(b *testing.B) {
 	}
 	qs := benchQueries(b)
 	for _, scale := range scales {
-		ix, err := index.Open(filepath.Join(b.TempDir(), "ix"), index.DefaultOptions())
-		if err != nil {
-			b.Fatal(err)
-		}
-		in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment}
-		for r := 0; r < scale; r++ {
-			for _, d := range docs {
-				if r > 0 {
-					d.ID = d.ID + "~" + strconv.Itoa(r)
-				}
-				if err := in.Add(ctx, d); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		if err := in.Flush(ctx); err != nil {
-			b.Fatal(err)
-		}
+		ix, _ := buildIndex(b, index.DefaultOptions(), docs, scale, 0)
 		for _, q := range qs { // warm the per-segment caches
 			if _, err := ix.Score(ctx, q, true, 10); err != nil {
 				b.Fatal(err)
@@ -182,23 +181,8 @@ func BenchmarkTopK(b *testing.B) {
 // the top 10 passages, counted exactly, their text and highlighted
 // fragments (from an in-memory source: no SQLite).
 func BenchmarkSearchPage(b *testing.B) {
-	docs := loadDemo(b)
 	ctx := context.Background()
-	ix, err := index.Open(filepath.Join(b.TempDir(), "ix"), index.DefaultOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	src := &memStore{docs: map[string]pipeline.IngestDocument{}, keep: true}
-	in := &pipeline.Ingester{Store: src, Index: ix, Segment: index.Segment}
-	for _, d := range docs {
-		if err := in.Add(ctx, d); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := in.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
+	ix, src := buildIndex(b, index.DefaultOptions(), loadDemo(b), 1, 0)
 	s := &index.Searcher{Index: ix, Source: src}
 	qs := benchQueries(b)
 	for _, hl := range []bool{false, true} {

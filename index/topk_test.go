@@ -183,20 +183,7 @@ func TestPrunedScorerWithATinyCache(t *testing.T) {
 	ctx := context.Background()
 	opts := index.DefaultOptions()
 	opts.PostingsCacheBytes = 1
-	ix, err := index.Open(filepath.Join(t.TempDir(), "ix"), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment, BatchDocs: 10}
-	for _, d := range docs {
-		if err := in.Add(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := in.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ix, _ := buildIndex(t, opts, docs, 1, 10)
 	qs := pruningQueries(t, docs, 10)
 	for _, q := range qs {
 		for _, docsMode := range []bool{false, true} {
@@ -225,23 +212,11 @@ func TestPrunedScorerConcurrent(t *testing.T) {
 	ctx := context.Background()
 	opts := index.DefaultOptions()
 	opts.PostingsCacheBytes = 64 << 10
-	ix, err := index.Open(filepath.Join(t.TempDir(), "ix"), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	in := &pipeline.Ingester{Store: &memStore{docs: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: index.Segment, BatchDocs: 8}
-	for _, d := range docs {
-		if err := in.Add(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := in.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ix, _ := buildIndex(t, opts, docs, 1, 8)
 	qs := pruningQueries(t, docs, 10)
 	want := make([]index.Ranking, len(qs))
 	for i, q := range qs {
+		var err error
 		if want[i], err = ix.ScoreExhaustive(ctx, q, i%2 == 0, 10); err != nil {
 			t.Fatal(err)
 		}

@@ -64,7 +64,7 @@ func (c Caps) Check(ceiling Caps) error {
 			fe[name] = fmt.Sprintf("is %s; this portal allows at most %s a job", show(v), show(ceil))
 		}
 	}
-	count := func(n int64) string { return formatThousands(n) }
+	count := func(n int64) string { return Thousands(n) }
 	check(CapField(CapCalls), int64(c.Calls), int64(ceiling.Calls), count)
 	check(CapField(CapTokens), int64(c.Tokens), int64(ceiling.Tokens), count)
 	check(CapField(CapTime), int64(c.Time), int64(ceiling.Time), func(n int64) string { return time.Duration(n).String() })
@@ -126,9 +126,9 @@ func CapText(cap string, limit int64) string {
 		if limit == 1 {
 			return "1 call"
 		}
-		return formatThousands(limit) + " calls"
+		return Thousands(limit) + " calls"
 	case CapTokens:
-		return formatThousands(limit) + " tokens"
+		return Thousands(limit) + " tokens"
 	case CapTime:
 		return time.Duration(limit).String() + " of wall time"
 	}
@@ -227,17 +227,4 @@ func (b *Budget) Spent() (calls, tokens int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.calls, b.tokens
-}
-
-// formatThousands writes n with commas between groups of three digits.
-func formatThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := ""
-	if n < 0 {
-		neg, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return neg + s
 }

@@ -12,24 +12,7 @@ import (
 )
 
 // formatCount writes n with thousands separators: 1234567 → "1,234,567".
-func formatCount[T ~int | ~int64](n T) string {
-	s := strconv.FormatInt(int64(n), 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func formatCount[T ~int | ~int64](n T) string { return pipeline.Thousands(n) }
 
 // formatScore shows a retrieval score with three decimals.
 func formatScore(s float64) string {

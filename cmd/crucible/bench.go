@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -101,17 +100,11 @@ func cmdBench(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	if err := bf.tools.check(ctx, bf.peers); err != nil {
 		return err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	if bf.work == "" {
 		dir, err := os.MkdirTemp("", "crucible-bench-")
 		if err != nil {

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,17 +196,11 @@ func benchServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("client %d: %w", i+1, err)
 		}
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	mode := "signed in as analysts (one session each)"
 	if sf.local {
 		mode = "single-user local mode"

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -132,7 +131,7 @@ func (o stageNoting) Candidates(ctx context.Context, c []pipeline.Candidate) err
 // money the tokens cost when prices are known.
 func writeEstimate(w io.Writer, id, engine string, est pipeline.CostEstimate, prices pipeline.Prices) error {
 	fmt.Fprintf(w, "%s: estimate with the %s: %s documents, %s passages, %d nuggets kept\n",
-		id, engine, count(est.Documents), count(est.Passages), est.Nuggets)
+		id, engine, pipeline.Thousands(est.Documents), pipeline.Thousands(est.Passages), est.Nuggets)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	money := prices.Set() && !est.Offline
 	head := "stage\tcalls\tat most\t"
@@ -146,11 +145,11 @@ func writeEstimate(w io.Writer, id, engine string, est pipeline.CostEstimate, pr
 	row := func(s pipeline.StageCost) {
 		most := ""
 		if s.MaxCalls > 0 {
-			most = count(s.MaxCalls)
+			most = pipeline.Thousands(s.MaxCalls)
 		}
-		line := s.Stage + "\t" + count(s.Calls) + "\t" + most + "\t"
+		line := s.Stage + "\t" + pipeline.Thousands(s.Calls) + "\t" + most + "\t"
 		if !est.Offline {
-			line += count(s.PromptTokens) + "\t" + count(s.CompletionTokens) + "\t"
+			line += pipeline.Thousands(s.PromptTokens) + "\t" + pipeline.Thousands(s.CompletionTokens) + "\t"
 		}
 		if money {
 			line += prices.Format(prices.Cost(s.PromptTokens, s.CompletionTokens)) + "\t"
@@ -168,17 +167,4 @@ func writeEstimate(w io.Writer, id, engine string, est pipeline.CostEstimate, pr
 		fmt.Fprintln(w, "  the offline engine's calls are tasks: it spends no tokens")
 	}
 	return nil
-}
-
-// count writes n with thousands separated by commas.
-func count(n int) string {
-	s := strconv.Itoa(n)
-	neg := ""
-	if n < 0 {
-		neg, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return neg + s
 }

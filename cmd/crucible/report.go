@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -128,17 +127,11 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	w := &reportWriter{format: format, run: export.Run{TeamID: *teamID}, out: *out, runFile: runFile, markdown: *markdown, a: a}
 	defaulted := 0
 	ok, bad, err := eachLine(ctx, *requests, stderr, func(raw []byte) error {
@@ -345,9 +338,9 @@ func dryRunReports(ctx context.Context, c commonFlags, m modelFlags, engineID, r
 	if err != nil {
 		return err
 	}
-	line := fmt.Sprintf("estimated %d request(s) with the %s: %s model calls", ok, eng.Info.Label, count(total.Calls))
+	line := fmt.Sprintf("estimated %d request(s) with the %s: %s model calls", ok, eng.Info.Label, pipeline.Thousands(total.Calls))
 	if !eng.Info.Offline {
-		line += fmt.Sprintf(", %s prompt and %s completion tokens", count(total.PromptTokens), count(total.CompletionTokens))
+		line += fmt.Sprintf(", %s prompt and %s completion tokens", pipeline.Thousands(total.PromptTokens), pipeline.Thousands(total.CompletionTokens))
 		if p := eng.Info.Prices; p.Set() {
 			line += " (" + p.Format(p.Cost(total.PromptTokens, total.CompletionTokens)) + ")"
 		}

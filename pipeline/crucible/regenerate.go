@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -404,7 +403,7 @@ func (res RegenerateResult) unansweredParts(bank []pipeline.Nugget, cut int) []s
 			parts = append(parts, fmt.Sprintf("%s is answered by sentence %d already", name(id), ns.Repeats))
 		case NoSentenceNoRoom:
 			parts = append(parts, fmt.Sprintf("no room for the sentence found for %s: %s, %s left under the limit",
-				name(id), characters(ns.Needs), thousands(ns.Left)))
+				name(id), characters(ns.Needs), pipeline.Thousands(ns.Left)))
 		case NoSentenceUnsupported:
 			parts = append(parts, fmt.Sprintf("the %d %s for %s failed verification", ns.Candidates,
 				plural(ns.Candidates, "candidate sentence", "candidate sentences"), name(id)))
@@ -425,19 +424,7 @@ func (res RegenerateResult) unansweredParts(bank []pipeline.Nugget, cut int) []s
 
 // characters is "1,312 characters".
 func characters(n int) string {
-	return thousands(n) + " " + plural(n, "character", "characters")
-}
-
-// thousands writes n with thousands separated by commas, as pages do.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return pipeline.Thousands(n) + " " + plural(n, "character", "characters")
 }
 
 // hasOrphans reports whether a sentence answers a nugget no longer in the
