@@ -365,7 +365,16 @@ func (r *Runner) execute(ctx context.Context, job pipeline.Job) {
 	}
 	if eng.Check != nil {
 		if err := eng.Check(jobCtx); err != nil {
-			if ctx.Err() != nil {
+			cmu.Lock()
+			byUser := userCancelled
+			cmu.Unlock()
+			switch {
+			case byUser:
+				// Cancelled while the endpoint was being checked (it may
+				// never answer): that is the user's cancel, not a failure.
+				finish(pipeline.JobCancelled, "start", "cancelled by a user")
+				return
+			case ctx.Err() != nil:
 				return // shutting down: resume later
 			}
 			finish(pipeline.JobFailed, "start", err.Error())

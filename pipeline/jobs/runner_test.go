@@ -260,6 +260,38 @@ func TestCancelRunningJob(t *testing.T) {
 	}
 }
 
+// TestCancelWhileCheckingEndpoint cancels a job whose endpoint check never
+// returns (an endpoint that accepts and never answers): the job ends
+// cancelled, in stage start, not failed with the check's context error.
+func TestCancelWhileCheckingEndpoint(t *testing.T) {
+	w := newWorld(t)
+	e := w.engine(failing{})
+	checking := make(chan struct{})
+	var once sync.Once
+	e.Check = func(ctx context.Context) error {
+		once.Do(func() { close(checking) })
+		<-ctx.Done()
+		return errors.New("model endpoint http://x: " + ctx.Err().Error())
+	}
+	r := &jobs.Runner{Store: w.db, Available: []jobs.Engine{e}, Poll: 10 * time.Millisecond}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- r.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	job, _, err := r.Submit(ctx, request, pipeline.DefaultSettings(), "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-checking
+	if _, err := r.Cancel(ctx, job.ID); err != nil {
+		t.Fatal(err)
+	}
+	j := waitFor(t, w.db, job.ID, finished)
+	if j.State != pipeline.JobCancelled || j.ErrorStage != "start" {
+		t.Errorf("job cancelled during the endpoint check ended %s in %q: %q", j.State, j.ErrorStage, j.Error)
+	}
+}
+
 // failing answers every call with a model failure.
 type failing struct{}
 
