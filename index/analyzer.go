@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	bleve_index_api "github.com/blevesearch/bleve_index_api"
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
 )
 
@@ -103,4 +106,167 @@ func (s *stemCache) remember(words [][2][]byte) {
 	}
 	s.cur.Store(&next)
 	s.pending = nil
+}
+
+// wordAnalyzer is the English analyzer with its work per word remembered.
+// Its filters (possessive, lower case, stop words, Porter stemmer) each
+// map one token's text to a new text or drop it, looking at nothing else,
+// so the chain is a function of the word as the tokenizer cut it: the
+// first time a word is seen the filters run on it alone, and the result
+// (the term, or that it is dropped) is kept. Later occurrences cost one
+// map lookup, and the index's term-frequency fields reuse the term's
+// string. The tokenizer is eachWord, Bleve's Unicode tokenizer with a
+// fast path for ASCII. Terms, offsets and positions are Bleve's
+// (TestStemCacheAnalysesAsBleve).
+type wordAnalyzer struct {
+	filters []analysis.TokenFilter
+	cur     atomic.Pointer[map[string]*word] // never modified once published
+	mu      sync.Mutex
+	pending map[string]*word
+}
+
+// word is what the filters make of a word: its term, or dropped.
+type word struct {
+	term    []byte
+	str     string // string(term), the key of term-frequency maps
+	dropped bool
+}
+
+// newAnalyzer returns the analyzer Crucible runs for a as Bleve built it:
+// a wordAnalyzer when a is a plain Unicode-tokenizer analyzer, else a
+// with its stemmer remembering (withStemCache).
+func newAnalyzer(a analysis.Analyzer) analysis.Analyzer {
+	a = withStemCache(a)
+	da, ok := a.(*analysis.DefaultAnalyzer)
+	if !ok || len(da.CharFilters) > 0 {
+		return a
+	}
+	if _, ok := da.Tokenizer.(*unicode.UnicodeTokenizer); !ok {
+		return a
+	}
+	return &wordAnalyzer{filters: da.TokenFilters}
+}
+
+// wordCacheMax bounds the remembered words (raw forms: "The" and "the"
+// are two); past it, new words are filtered every time.
+const wordCacheMax = 1 << 20
+
+func (w *wordAnalyzer) known() map[string]*word {
+	if m := w.cur.Load(); m != nil {
+		return *m
+	}
+	return nil
+}
+
+// filter runs the filters on one word (a copy: lower-casing writes in
+// place).
+func (w *wordAnalyzer) filter(term []byte, typ analysis.TokenType) *word {
+	t := &analysis.Token{Term: append([]byte(nil), term...), Start: 0, End: len(term), Position: 1, Type: typ}
+	ts := analysis.TokenStream{t}
+	for _, f := range w.filters {
+		ts = f.Filter(ts)
+	}
+	if len(ts) == 0 {
+		return &word{dropped: true}
+	}
+	out := ts[0].Term
+	return &word{term: out, str: string(out)}
+}
+
+// missed gathers the words one call had to filter.
+type missed struct {
+	raw string
+	w   *word
+}
+
+// lookup returns what the filters make of term, from known or computed
+// (and then added to *miss).
+func (w *wordAnalyzer) lookup(known map[string]*word, term []byte, typ analysis.TokenType, miss *[]missed) *word {
+	if wd, ok := known[string(term)]; ok {
+		return wd
+	}
+	wd := w.filter(term, typ)
+	if len(known) < wordCacheMax {
+		*miss = append(*miss, missed{string(term), wd})
+	}
+	return wd
+}
+
+// Analyze analyses input as Bleve's English analyzer does.
+func (w *wordAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	ts := tokenize(input)
+	known := w.known()
+	var miss []missed
+	j := 0
+	for _, t := range ts {
+		wd := w.lookup(known, t.Term, t.Type, &miss)
+		if wd.dropped {
+			continue
+		}
+		t.Term = wd.term
+		ts[j] = t
+		j++
+	}
+	w.remember(miss)
+	return ts[:j]
+}
+
+// field analyses a passage's text into the field Bleve indexes: what
+// newTermsField makes of Analyze's tokens, without making the tokens.
+func (w *wordAnalyzer) field(text string) *termsField {
+	known := w.known()
+	var miss []missed
+	f := &termsField{bytes: uint64(len(text)), freqs: make(bleve_index_api.TokenFrequencies, len(text)/16+1)}
+	var slab []bleve_index_api.TokenFreq
+	// The words are only read (a cached word keeps copies), so the text's
+	// own bytes serve.
+	eachWord(unsafe.Slice(unsafe.StringData(text), len(text)), func(term []byte, _, _ int, typ analysis.TokenType) {
+		wd := w.lookup(known, term, typ, &miss)
+		if wd.dropped {
+			return
+		}
+		f.length++
+		tf, ok := f.freqs[wd.str]
+		if !ok {
+			if len(slab) == 0 {
+				slab = make([]bleve_index_api.TokenFreq, 32)
+			}
+			tf, slab = &slab[0], slab[1:]
+			tf.Term = wd.term
+			f.freqs[wd.str] = tf
+		}
+		tf.SetFrequency(tf.Frequency() + 1)
+	})
+	w.remember(miss)
+	f.size = 48 + f.freqs.Size()
+	return f
+}
+
+// remember publishes the words a call filtered, in a new map once there
+// are enough of them (an eighth of the map): O(1) copying per word.
+func (w *wordAnalyzer) remember(words []missed) {
+	if len(words) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending == nil {
+		w.pending = map[string]*word{}
+	}
+	for _, m := range words {
+		w.pending[m.raw] = m.w
+	}
+	known := w.known()
+	if len(w.pending) < max(64, len(known)/8) || len(known) >= wordCacheMax {
+		return
+	}
+	next := make(map[string]*word, len(known)+len(w.pending))
+	for k, v := range known {
+		next[k] = v
+	}
+	for k, v := range w.pending {
+		next[k] = v
+	}
+	w.cur.Store(&next)
+	w.pending = nil
 }

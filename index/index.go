@@ -200,7 +200,7 @@ func wrap(idx bleve.Index, path string, opts Options) (*Index, error) {
 		idx.Close()
 		return nil, fmt.Errorf("open index %s: analyzer %q missing", path, en.AnalyzerName)
 	}
-	ix := &Index{idx: idx, path: path, opts: opts, analyzer: withStemCache(a)}
+	ix := &Index{idx: idx, path: path, opts: opts, analyzer: newAnalyzer(a)}
 	ix.segs.limit = opts.PostingsCacheBytes
 	return ix, nil
 }
@@ -331,6 +331,11 @@ func (ix *Index) analyseAll(ctx context.Context, docs []pipeline.IngestDocument,
 			for i := range next {
 				if ctx.Err() != nil {
 					return
+				}
+				if wa, ok := ix.analyzer.(*wordAnalyzer); ok && fields {
+					out[i].field = wa.field(bodies[i])
+					out[i].n = uint64(out[i].field.length)
+					continue
 				}
 				ts := ix.analyzer.Analyze([]byte(bodies[i]))
 				out[i].n = uint64(len(ts))
