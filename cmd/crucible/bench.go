@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -41,6 +42,9 @@ type benchFlags struct {
 	// keepWork keeps each scale's folders (--work given); a temporary
 	// work folder loses them as soon as the scale is measured.
 	keepWork bool
+	// batchDocs is the ingest's documents per batch (0: the Ingester's
+	// default).
+	batchDocs int
 }
 
 const benchUsage = "usage: crucible bench index|search [--corpus FILE] [--scale 1,10,30] [--queries FILE] [--peers lucene,xapian] [--work DIR] [--markdown]\n" +
@@ -80,6 +84,7 @@ func cmdBench(ctx context.Context, args []string, env envFunc, stdout, stderr io
 	fs.StringVar(&bf.tools.java, "java", "java", "java `command` for the Lucene peer (JDK 11 or later)")
 	fs.StringVar(&bf.tools.jars, "lucene-jars", "/usr/share/java", "`folder` holding lucene-core-*.jar and lucene-analyzers-common-*.jar")
 	fs.StringVar(&bf.tools.python, "python", "/usr/bin/python3", "python `command` with the xapian bindings, for the Xapian peer")
+	fs.IntVar(&bf.batchDocs, "batch-docs", 0, "documents per ingest batch when building (default: crucible ingest's)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this `file`")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -263,14 +268,14 @@ func dirSize(path string) int64 {
 
 // buildCrucible ingests scale copies of docs into a fresh data folder and
 // returns the opened app, the passages and the time it took.
-func buildCrucible(ctx context.Context, dir string, docs []pipeline.IngestDocument, scale int) (*app, int, time.Duration, error) {
+func buildCrucible(ctx context.Context, dir string, docs []pipeline.IngestDocument, scale, batchDocs int) (*app, int, time.Duration, error) {
 	os.RemoveAll(dir)
 	a, err := openApp(ctx, commonFlags{data: dir, k1: index.DefaultOptions().K1, b: index.DefaultOptions().B})
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	start := time.Now()
-	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, Overlap: true}
+	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, Overlap: true, BatchDocs: batchDocs}
 	n := 0
 	for r := 0; r < scale; r++ {
 		for _, d := range docs {
@@ -292,12 +297,21 @@ func buildCrucible(ctx context.Context, dir string, docs []pipeline.IngestDocume
 
 // crucibleBuild builds Crucible's data folder for a scale and closes it
 // (which saves the index), measuring the build as the row of an engine.
-func crucibleBuild(ctx context.Context, dir string, docs []pipeline.IngestDocument, scale int) (benchRow, error) {
+func crucibleBuild(ctx context.Context, dir string, docs []pipeline.IngestDocument, scale, batchDocs int) (benchRow, error) {
 	row := benchRow{Scale: scale, Engine: engineCrucible}
 	defer bulkGC()() // as crucible ingest runs
 	row.PeakExact = resetPeakRSS()
 	c0, t0 := cpuTime(), time.Now()
-	a, n, _, err := buildCrucible(ctx, dir, docs, scale)
+	var (
+		a   *app
+		n   int
+		err error
+	)
+	// Labelled so that a --cpuprofile tells the phases apart (goroutines
+	// started inside inherit the label): pprof -tagfocus=bench=ingest.
+	pprof.Do(ctx, pprof.Labels("bench", "ingest"), func(ctx context.Context) {
+		a, n, _, err = buildCrucible(ctx, dir, docs, scale, batchDocs)
+	})
 	if err != nil {
 		return row, err
 	}
@@ -322,7 +336,9 @@ func crucibleReindex(ctx context.Context, dir string, scale, passages int) (benc
 	}
 	row.PeakExact = resetPeakRSS()
 	c0, t0 := cpuTime(), time.Now()
-	err = a.rebuild(ctx, nil)
+	pprof.Do(ctx, pprof.Labels("bench", "reindex"), func(ctx context.Context) {
+		err = a.rebuild(ctx, nil)
+	})
 	if cerr := a.Close(); err == nil {
 		err = cerr
 	}
@@ -355,7 +371,7 @@ func benchIndex(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocume
 	var rows []benchRow
 	for _, scale := range bf.scales {
 		dir := filepath.Join(bf.work, fmt.Sprintf("crucible-%d", scale))
-		row, err := crucibleBuild(ctx, dir, docs, scale)
+		row, err := crucibleBuild(ctx, dir, docs, scale, bf.batchDocs)
 		if err != nil {
 			return err
 		}
@@ -510,7 +526,7 @@ func benchSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocum
 // one scale.
 func crucibleSearch(ctx context.Context, bf benchFlags, docs []pipeline.IngestDocument, scale int, queries []benchQuery) ([]benchRow, error) {
 	dir := filepath.Join(bf.work, fmt.Sprintf("crucible-%d", scale))
-	build, err := crucibleBuild(ctx, dir, docs, scale)
+	build, err := crucibleBuild(ctx, dir, docs, scale, bf.batchDocs)
 	if err != nil {
 		return nil, err
 	}

@@ -132,7 +132,7 @@ func benchServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		a, n, took, err := buildCrucible(ctx, data, docs, sf.scale)
+		a, n, took, err := buildCrucible(ctx, data, docs, sf.scale, 0)
 		if err != nil {
 			return err
 		}
