@@ -375,7 +375,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		return pipeline.Report{}, err
 	}
 	sentences := pipeline.Assemble(pipeline.FacetTurns(facets, kept, nuggetAbout(kept, cands), r.e.Terms),
-		r.onTopic(kept, cands), pipeline.AssembleOptions{
+		r.onTopic(cands), pipeline.AssembleOptions{
 			K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
 		})
 	r.tick(1, 1)
@@ -479,40 +479,22 @@ func (r *run) documentYear(ctx context.Context, docID string) int {
 	return y
 }
 
-// onTopic keeps the candidates that speak of the request's subject: their
-// cited text does (by an anchor, for a document from outside the period
-// the request names; see subject.covers), or the question of the nugget
-// they answer does and the cited text shares at least two of the
-// question's own words, those that are not the request's ("What naval
-// victory did Commodore Perry win on Lake Erie in the War of 1812?" backs
-// "the enemy's squadron on Lake Erie was captured by Commodore Perry"; a
-// question that only repeats the request backs nothing). The sentence's
-// own words are not asked: its attribution names a speaker, not a
-// subject.
-func (r *run) onTopic(kept []pipeline.Nugget, cands []pipeline.Candidate) []pipeline.Candidate {
+// onTopic keeps the candidates whose cited text speaks of the request's
+// subject as an assembled sentence must (subject.speaks): a phrase or
+// acronym of the subject, or an anchor with a second word of the request
+// beside it; two anchors for a document from outside the period the
+// request names. The nugget a candidate answers does not vouch for it: a
+// question drawn from an off-topic passage backs off-topic sentences (the
+// rule that let a question's own words stand in for the subject put 10 of
+// 133 sentences of the tuning set off its topic lists). The sentence's own
+// words are not asked: its attribution names a speaker, not a subject.
+func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 	if r.subject.empty() {
 		return cands
 	}
-	// The on-topic questions' own terms: neither the request's nor the
-	// words requests and questions ask with ("regarding" is no subject a
-	// sentence "as regards the Monroe Doctrine" shares).
-	asking := r.termSet(pipeline.RequestWords + " " + pipeline.QuestionWords)
-	own := map[string]analysis.Set{}
-	for _, n := range kept {
-		if !r.subject.covers(n.Question, false) {
-			continue
-		}
-		var terms analysis.Set
-		for _, t := range r.termSet(n.Question) {
-			if !r.query.Has(t) && !asking.Has(t) {
-				terms = append(terms, t)
-			}
-		}
-		own[n.ID] = terms
-	}
 	out := make([]pipeline.Candidate, 0, len(cands))
 	for _, c := range cands {
-		if r.speaksOfSubject(c.Citation.DocID, c.Support) || sharesTwo(own[c.NuggetID], r.termSet(c.Support)) {
+		if r.speaksOfSubject(c.Citation.DocID, c.Support) {
 			out = append(out, c)
 		}
 	}
@@ -604,31 +586,16 @@ func (r *run) inScope(cands []pipeline.Candidate) []pipeline.Candidate {
 	return out
 }
 
-// speaksOfSubject reports whether a text of a document speaks of the
-// request's subject: by an anchor or phrase, by an anchor alone when the
-// document is dated outside the periods the request names, and also by a
-// title term within the period the title names (subject.coversInScope).
-// The evidence of nugget ranking does not count the title terms: asking
-// the same there moved no gold fact on sotu and put more sentences off
-// its topic lists.
+// speaksOfSubject reports whether the cited text of a document speaks of
+// the request's subject as an assembled sentence must (subject.speaks):
+// within the period the title names, a title term counts as the second
+// word beside an anchor; outside the periods the request names, only a
+// second anchor does.
 func (r *run) speaksOfSubject(docID, text string) bool {
 	if r.titleScope[docID] {
-		return r.subject.coversInScope(text)
+		return r.subject.speaks(text, false, true)
 	}
-	return r.subject.covers(text, r.outOfPeriod(docID))
-}
-
-// sharesTwo reports whether b holds at least two of a's terms.
-func sharesTwo(a, b analysis.Set) bool {
-	n := 0
-	for _, t := range a {
-		if b.Has(t) {
-			if n++; n == 2 {
-				return true
-			}
-		}
-	}
-	return false
+	return r.subject.speaks(text, r.outOfPeriod(docID), false)
 }
 
 // outOfPeriod reports whether a document is dated outside the periods the

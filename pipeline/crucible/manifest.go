@@ -13,8 +13,10 @@ import (
 // manifest (pipeline.Manifest.Pipeline). It changes whenever a change to
 // the stages makes a report differ for the same request, settings,
 // corpus and model answers; the offline engine's answers have their own
-// version (offline.Version), the prompts their hashes.
-const Version = "crucible-pipeline-v1"
+// version (offline.Version), the prompts their hashes. v2 (session 11):
+// a candidate is assembled only when its cited text speaks of the
+// subject with a second word of the request beside an anchor.
+const Version = "crucible-pipeline-v2"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

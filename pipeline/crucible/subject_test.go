@@ -113,30 +113,27 @@ func TestSubjectStatisticsError(t *testing.T) {
 
 func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
 	r := &run{e: &Engine{Terms: words},
-		subject:  &subject{terms: words, anchors: map[string]bool{"tariff": true}, phrases: map[[2]string]bool{}, acronyms: map[string]bool{}},
+		subject: &subject{terms: words, anchors: map[string]bool{"tariff": true, "wool": true},
+			phrases: map[[2]string]bool{{"protective", "duties"}: true}, acronyms: map[string]bool{},
+			words: map[string]bool{"duties": true, "imports": true}},
 		query:    analysis.NewSet([]string{"tariff", "debates"}),
 		inPeriod: map[string]bool{"in": true}}
-	kept := []pipeline.Nugget{
-		{ID: "n1", Question: "How much did the tariff raise duties on wool and sugar?"},
-		{ID: "n2", Question: "Who won the election?"},
-		{ID: "n3", Question: "What date is given regarding the tariff debates?"},
-		{ID: "n4", Question: "Which name is mentioned regarding the tariff debates?"},
-	}
 	cands := []pipeline.Candidate{
-		{NuggetID: "n1", Sentence: "A", Support: "Duties on wool and sugar rose.", Citation: pipeline.Citation{DocID: "in"}},                       // its nugget's question, with two of its own words
-		{NuggetID: "n1", Sentence: "B", Support: "Coal duties rose.", Citation: pipeline.Citation{DocID: "in"}},                                    // one word of the question is not enough
-		{NuggetID: "n2", Sentence: "C", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                                     // its cited text
-		{NuggetID: "n2", Sentence: "D", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},                                        // neither
-		{NuggetID: "n2", Sentence: "E tariff", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "out"}},                                // its own words do not count
-		{NuggetID: "n3", Sentence: "F", Support: "The postage came to $1,114,345 on July 1st.", Citation: pipeline.Citation{DocID: "in"}},          // a question that only repeats the request
-		{NuggetID: "n4", Sentence: "G", Support: "No name is mentioned as regards the Monroe Doctrine.", Citation: pipeline.Citation{DocID: "in"}}, // words that ask are not its own
+		{NuggetID: "n1", Sentence: "A", Support: "The tariff raised the duties.", Citation: pipeline.Citation{DocID: "in"}},       // an anchor and a favoured word of the request
+		{NuggetID: "n1", Sentence: "B", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                    // an anchor alone
+		{NuggetID: "n2", Sentence: "C", Support: "The tariff on wool rose.", Citation: pipeline.Citation{DocID: "in"}},            // two anchors
+		{NuggetID: "n2", Sentence: "D", Support: "Protective duties were kept.", Citation: pipeline.Citation{DocID: "in"}},        // a phrase
+		{NuggetID: "n2", Sentence: "E tariff duties", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},         // the sentence's own words do not count
+		{NuggetID: "n3", Sentence: "F", Support: "The tariff raised the duties.", Citation: pipeline.Citation{DocID: "out"}},      // outside the period: a second anchor needed
+		{NuggetID: "n3", Sentence: "G", Support: "The tariff on wool rose again.", Citation: pipeline.Citation{DocID: "out"}},     // which it has
+		{NuggetID: "n3", Sentence: "H", Support: "Protective duties were kept again.", Citation: pipeline.Citation{DocID: "out"}}, // a phrase is not enough there
 	}
 	var got []string
-	for _, c := range r.onTopic(kept, cands) {
+	for _, c := range r.onTopic(cands) {
 		got = append(got, c.Sentence)
 	}
-	if strings.Join(got, ",") != "A,C" {
-		t.Errorf("kept %v, want [A C]", got)
+	if strings.Join(got, ",") != "A,C,D,G" {
+		t.Errorf("kept %v, want [A C D G]", got)
 	}
 }
 
@@ -216,9 +213,10 @@ func TestSubjectHyphenatedCompound(t *testing.T) {
 }
 
 // A title term too common to anchor the subject ("war", in 16% of the
-// passages) holds the sentences of the title's period to it when the
-// request's best passages use it four times as often as the collection
-// does; a common title word they do not favour ("first") does not.
+// passages) is a second word beside an anchor in the sentences of the
+// title's period when the request's best passages use it four times as
+// often as the collection does, never the subject alone; a common title
+// word they do not favour ("first") is neither.
 func TestSubjectTitleTermsWithinThePeriod(t *testing.T) {
 	req := pipeline.Request{
 		Title:            "The First World War and the peace, 1915-1923",
@@ -235,15 +233,16 @@ func TestSubjectTitleTermsWithinThePeriod(t *testing.T) {
 		text          string
 		covers, scope bool
 	}{
-		{"The preparedness of the Army was urged.", true, true},
-		{"We declared war on Austria-Hungary.", false, true},
+		{"The preparedness of the Army was urged.", true, false},            // an anchor alone
+		{"The preparedness of the troops for the war went on.", true, true}, // with a title term beside it
+		{"We declared war on Austria-Hungary.", false, false},               // a title term alone
 		{"For the first time the budget balanced.", false, false},
 	} {
 		if got := s.covers(tc.text, false); got != tc.covers {
 			t.Errorf("covers(%q) = %v, want %v", tc.text, got, tc.covers)
 		}
-		if got := s.coversInScope(tc.text); got != tc.scope {
-			t.Errorf("coversInScope(%q) = %v, want %v (titled %v)", tc.text, got, tc.scope, s.titled)
+		if got := s.speaks(tc.text, false, true); got != tc.scope {
+			t.Errorf("speaks(%q) in scope = %v, want %v (titled %v, words %v)", tc.text, got, tc.scope, s.titled, s.words)
 		}
 	}
 }
