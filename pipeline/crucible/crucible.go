@@ -224,6 +224,10 @@ type run struct {
 	// passage id: what the evidence feature measures nuggets against.
 	query       analysis.Set
 	passageRank map[string]int
+	// bestPassages are the request's subjectPassages best passages (by
+	// passage id), the only ones a report sentence may cite (see
+	// onTopic); nil before retrieval.
+	bestPassages map[string]bool
 	// inPeriod holds the documents dated in a period the request names
 	// (nil when it names none or no document is dated in one; see
 	// preferPeriod).
@@ -479,29 +483,40 @@ func (r *run) documentYear(ctx context.Context, docID string) int {
 	return y
 }
 
-// onTopic keeps the candidates whose cited text speaks of the request's
-// subject as an assembled sentence must (subject.speaks): a phrase or
-// acronym of the subject, or an anchor with a second word of the request
-// beside it; two anchors for a document from outside the period the
-// request names. The nugget a candidate answers does not vouch for it: a
-// question drawn from an off-topic passage backs off-topic sentences (the
-// rule that let a question's own words stand in for the subject put 10 of
-// 133 sentences of the tuning set off its topic lists). The sentence's own
-// words are not asked: its attribution names a speaker, not a subject.
+// onTopic keeps the candidates that cite one of the request's best
+// passages — the subjectPassages best BM25 passages, after the preference
+// for the request's period, the passages its subject is read from — and
+// whose cited text speaks of the request's subject as an assembled
+// sentence must (subject.speaks): a phrase or acronym of the subject, or
+// an anchor with a second word of the request beside it; two anchors for
+// a document from outside the period the request names. A passage far
+// down the request's ranking that happens to hold its words is seldom
+// about it (the lead baseline, which takes only the best passages'
+// opening sentences, stayed more on topic than the engine on two blind
+// sets). The nugget a candidate answers does not vouch for it: a
+// question drawn from an off-topic passage backs off-topic sentences.
+// The sentence's own words are not asked: its attribution names a
+// speaker, not a subject.
 func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 	if r.subject.empty() {
-		return cands
+		return cands // nothing to hold sentences to (see subject)
 	}
 	out := make([]pipeline.Candidate, 0, len(cands))
 	for _, c := range cands {
-		if r.speaksOfSubject(c.Citation.DocID, c.Support) {
+		if r.bestPassage(c.Citation) && r.speaksOfSubject(c.Citation.DocID, c.Support) {
 			out = append(out, c)
 		}
 	}
 	if len(out) == 0 && len(cands) > 0 {
-		r.problem("assemble: none of the %d candidate sentences speaks of the request's subject; the report is empty", len(cands))
+		r.problem("assemble: none of the %d candidate sentences cites one of the request's %d best passages and speaks of its subject; the report is empty", len(cands), subjectPassages)
 	}
 	return r.inScope(out)
+}
+
+// bestPassage reports whether a citation is in one of the request's best
+// passages (see onTopic); true when retrieval ranked no passages.
+func (r *run) bestPassage(c pipeline.Citation) bool {
+	return r.bestPassages == nil || r.bestPassages[pipeline.PassageID(c.DocID, c.Ordinal)]
 }
 
 // titlePeriods returns the periods a request's title names for the whole
@@ -724,8 +739,10 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 		return err
 	}
 	best := make([]string, 0, subjectPassages)
+	r.bestPassages = make(map[string]bool, subjectPassages)
 	for _, h := range res.Hits[:min(len(res.Hits), subjectPassages)] {
 		best = append(best, h.Text)
+		r.bestPassages[pipeline.PassageID(h.DocID, h.Ordinal)] = true
 	}
 	if r.subject, err = newSubject(ctx, r.req, best, r.e.Terms, r.e.DocFreq); err != nil {
 		return err

@@ -15,8 +15,9 @@ import (
 // corpus and model answers; the offline engine's answers have their own
 // version (offline.Version), the prompts their hashes. v2 (session 11):
 // a candidate is assembled only when its cited text speaks of the
-// subject with a second word of the request beside an anchor.
-const Version = "crucible-pipeline-v2"
+// subject with a second word of the request beside an anchor. v3: and
+// cites one of the request's 100 best passages.
+const Version = "crucible-pipeline-v3"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

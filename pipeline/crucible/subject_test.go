@@ -116,17 +116,19 @@ func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
 		subject: &subject{terms: words, anchors: map[string]bool{"tariff": true, "wool": true},
 			phrases: map[[2]string]bool{{"protective", "duties"}: true}, acronyms: map[string]bool{},
 			words: map[string]bool{"duties": true, "imports": true}},
-		query:    analysis.NewSet([]string{"tariff", "debates"}),
-		inPeriod: map[string]bool{"in": true}}
+		query:        analysis.NewSet([]string{"tariff", "debates"}),
+		inPeriod:     map[string]bool{"in": true},
+		bestPassages: map[string]bool{pipeline.PassageID("in", 0): true, pipeline.PassageID("out", 0): true}}
 	cands := []pipeline.Candidate{
-		{NuggetID: "n1", Sentence: "A", Support: "The tariff raised the duties.", Citation: pipeline.Citation{DocID: "in"}},       // an anchor and a favoured word of the request
-		{NuggetID: "n1", Sentence: "B", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                    // an anchor alone
-		{NuggetID: "n2", Sentence: "C", Support: "The tariff on wool rose.", Citation: pipeline.Citation{DocID: "in"}},            // two anchors
-		{NuggetID: "n2", Sentence: "D", Support: "Protective duties were kept.", Citation: pipeline.Citation{DocID: "in"}},        // a phrase
-		{NuggetID: "n2", Sentence: "E tariff duties", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},         // the sentence's own words do not count
-		{NuggetID: "n3", Sentence: "F", Support: "The tariff raised the duties.", Citation: pipeline.Citation{DocID: "out"}},      // outside the period: a second anchor needed
-		{NuggetID: "n3", Sentence: "G", Support: "The tariff on wool rose again.", Citation: pipeline.Citation{DocID: "out"}},     // which it has
-		{NuggetID: "n3", Sentence: "H", Support: "Protective duties were kept again.", Citation: pipeline.Citation{DocID: "out"}}, // a phrase is not enough there
+		{NuggetID: "n1", Sentence: "A", Support: "The tariff raised the duties.", Citation: pipeline.Citation{DocID: "in"}},        // an anchor and a favoured word of the request
+		{NuggetID: "n1", Sentence: "B", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                     // an anchor alone
+		{NuggetID: "n2", Sentence: "C", Support: "The tariff on wool rose.", Citation: pipeline.Citation{DocID: "in"}},             // two anchors
+		{NuggetID: "n2", Sentence: "D", Support: "Protective duties were kept.", Citation: pipeline.Citation{DocID: "in"}},         // a phrase
+		{NuggetID: "n2", Sentence: "E tariff duties", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},          // the sentence's own words do not count
+		{NuggetID: "n3", Sentence: "F", Support: "The tariff raised the duties.", Citation: pipeline.Citation{DocID: "out"}},       // outside the period: a second anchor needed
+		{NuggetID: "n3", Sentence: "G", Support: "The tariff on wool rose again.", Citation: pipeline.Citation{DocID: "out"}},      // which it has
+		{NuggetID: "n3", Sentence: "H", Support: "Protective duties were kept again.", Citation: pipeline.Citation{DocID: "out"}},  // a phrase is not enough there
+		{NuggetID: "n4", Sentence: "I", Support: "The tariff on wool rose.", Citation: pipeline.Citation{DocID: "in", Ordinal: 7}}, // not one of the request's best passages
 	}
 	var got []string
 	for _, c := range r.onTopic(cands) {
