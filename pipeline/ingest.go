@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // Segmenter cuts a document's text into passage spans of at most maxChars
@@ -24,12 +25,15 @@ type IngestStats struct {
 // which batches it lacks and the next reader indexes them; nothing stored
 // is lost. Documents stored already exactly as given are not written again.
 //
-// With Overlap set, indexing a batch overlaps with reading and storing the
-// next ones: a full batch is indexed in the background while Add goes on
-// (its analysis alongside the previous batch's write when the index is a
-// BatchPreparer; writes one at a time, in order); Flush waits for all of
-// them. An index error is then returned by the next Add that stores a
-// batch, or by Flush.
+// With Overlap set, storing and indexing a batch overlap with reading and
+// segmenting the next ones: a full batch is stored by a goroutine of its
+// own (batches one at a time, in the order Add made them) and then
+// indexed in the background (its analysis alongside the previous batch's
+// write when the index is a BatchPreparer; writes one at a time, in
+// order), while Add goes on; Flush waits for all of them. A store or
+// index error is then returned by the next Add that completes a batch, or
+// by Flush, once the batches in flight have settled; no batch is stored
+// after a failed one.
 type Ingester struct {
 	Store   DocumentWriter
 	Index   PassageIndexer
@@ -52,8 +56,16 @@ type Ingester struct {
 
 	batch      []IngestDocument
 	batchBytes int
+	statsMu    sync.Mutex // guards stats (written by the store goroutine)
 	stats      IngestStats
 	order      InOrder // the batches being indexed in the background
+
+	// With Overlap: the batches waiting for the store goroutine, which
+	// runs while a batch is queued or being stored (storing says so).
+	queue    chan []IngestDocument
+	storing  sync.WaitGroup
+	storeMu  sync.Mutex
+	storeErr error
 }
 
 // TooManyPassagesError refuses a document that segments into more
@@ -117,7 +129,7 @@ func (in *Ingester) segment(doc Document) []Span {
 }
 
 // Flush writes the queued documents and waits until every batch is
-// indexed.
+// stored and indexed.
 func (in *Ingester) Flush(ctx context.Context) error {
 	return in.flush(ctx, true)
 }
@@ -125,16 +137,20 @@ func (in *Ingester) Flush(ctx context.Context) error {
 // flush stores the queued documents and starts indexing them; with wait
 // it also waits for the index.
 func (in *Ingester) flush(ctx context.Context, wait bool) error {
+	if in.Overlap {
+		return in.flushOverlapped(ctx, wait)
+	}
 	if len(in.batch) == 0 {
-		if wait {
-			return in.order.Wait()
-		}
 		return nil
 	}
+	return in.store(ctx, in.take())
+}
+
+// take removes the queued documents, the last occurrence of an id
+// winning, in the store and in the index alike.
+func (in *Ingester) take() []IngestDocument {
 	batch := in.batch
 	in.batch, in.batchBytes = nil, 0
-	// Within a batch the last occurrence of an id wins, in the store and in
-	// the index alike.
 	last := make(map[string]int, len(batch))
 	for i, b := range batch {
 		last[b.Doc.ID] = i
@@ -145,13 +161,84 @@ func (in *Ingester) flush(ctx context.Context, wait bool) error {
 			uniq = append(uniq, b)
 		}
 	}
+	return uniq
+}
+
+// flushOverlapped hands the queued documents to the store goroutine
+// (started on the first batch, stopped by a waiting flush); with wait it
+// waits until every batch is stored and indexed. An error of a batch in
+// flight is returned once they have all settled.
+func (in *Ingester) flushOverlapped(ctx context.Context, wait bool) error {
+	if err := in.firstStoreErr(); err != nil {
+		return in.settle(err)
+	}
+	if len(in.batch) > 0 {
+		if in.queue == nil {
+			// One batch may wait while the one before it is stored: Add
+			// reads and segments the next meanwhile.
+			in.queue = make(chan []IngestDocument, 1)
+			in.storing.Add(1)
+			go in.storeLoop(ctx, in.queue)
+		}
+		in.queue <- in.take()
+	}
+	if !wait {
+		return nil
+	}
+	return in.settle(nil)
+}
+
+// storeLoop stores the batches of queue in order and starts indexing
+// each; after an error it stores no more.
+func (in *Ingester) storeLoop(ctx context.Context, queue chan []IngestDocument) {
+	defer in.storing.Done()
+	for batch := range queue {
+		if in.firstStoreErr() != nil {
+			continue
+		}
+		if err := in.store(ctx, batch); err != nil {
+			in.storeMu.Lock()
+			if in.storeErr == nil {
+				in.storeErr = err
+			}
+			in.storeMu.Unlock()
+		}
+	}
+}
+
+func (in *Ingester) firstStoreErr() error {
+	in.storeMu.Lock()
+	defer in.storeMu.Unlock()
+	return in.storeErr
+}
+
+// settle stops the store goroutine once its queue is stored and waits
+// for the index; it returns err, else the first error of the store or
+// the index.
+func (in *Ingester) settle(err error) error {
+	if in.queue != nil {
+		close(in.queue)
+		in.storing.Wait()
+		in.queue = nil
+	}
+	ierr := in.order.Wait()
+	if err == nil {
+		err = in.firstStoreErr()
+	}
+	if err == nil {
+		err = ierr
+	}
+	return err
+}
+
+// store writes a batch to the store and indexes what it wrote: at once,
+// or with Overlap in the background (the index's batches in the order they
+// were stored).
+func (in *Ingester) store(ctx context.Context, uniq []IngestDocument) error {
 	res, err := in.Store.ReplaceDocuments(ctx, uniq)
 	if err != nil {
 		return fmt.Errorf("store batch of %d documents (first %q): %w", len(uniq), uniq[0].Doc.ID, err)
 	}
-	in.stats.Inserted += res.Inserted
-	in.stats.Replaced += res.Replaced
-	in.stats.Unchanged += len(res.Unchanged)
 	written := uniq
 	if len(res.Unchanged) > 0 {
 		same := make(map[string]bool, len(res.Unchanged))
@@ -165,33 +252,32 @@ func (in *Ingester) flush(ctx context.Context, wait bool) error {
 			}
 		}
 	}
+	in.statsMu.Lock()
+	in.stats.Inserted += res.Inserted
+	in.stats.Replaced += res.Replaced
+	in.stats.Unchanged += len(res.Unchanged)
 	for _, b := range written {
 		in.stats.Passages += len(b.Passages)
 	}
-	if len(written) > 0 {
-		b := IndexBatch{Seq: res.Batch, Docs: written, Previous: res.Previous}
-		if !in.Overlap {
-			return indexFailed(in.Index.IndexBatch(ctx, b))
-		}
-		// Batches reach the index in the order they were stored.
-		err := in.order.Go(func() (func() error, error) {
-			if p, ok := in.Index.(BatchPreparer); ok {
-				pb, err := p.PrepareBatch(ctx, b)
-				if err != nil {
-					return nil, indexFailed(err)
-				}
-				return func() error { return indexFailed(pb.Apply(ctx)) }, nil
+	in.statsMu.Unlock()
+	if len(written) == 0 {
+		return nil
+	}
+	b := IndexBatch{Seq: res.Batch, Docs: written, Previous: res.Previous}
+	if !in.Overlap {
+		return indexFailed(in.Index.IndexBatch(ctx, b))
+	}
+	// Only the store goroutine starts index jobs, one batch at a time.
+	return in.order.Go(func() (func() error, error) {
+		if p, ok := in.Index.(BatchPreparer); ok {
+			pb, err := p.PrepareBatch(ctx, b)
+			if err != nil {
+				return nil, indexFailed(err)
 			}
-			return func() error { return indexFailed(in.Index.IndexBatch(ctx, b)) }, nil
-		})
-		if err != nil {
-			return err
+			return func() error { return indexFailed(pb.Apply(ctx)) }, nil
 		}
-	}
-	if wait {
-		return in.order.Wait()
-	}
-	return nil
+		return func() error { return indexFailed(in.Index.IndexBatch(ctx, b)) }, nil
+	})
 }
 
 // indexFailed says what an index error after a stored batch means.
@@ -203,4 +289,8 @@ func indexFailed(err error) error {
 }
 
 // Stats returns the counts so far (after Flush, complete).
-func (in *Ingester) Stats() IngestStats { return in.stats }
+func (in *Ingester) Stats() IngestStats {
+	in.statsMu.Lock()
+	defer in.statsMu.Unlock()
+	return in.stats
+}

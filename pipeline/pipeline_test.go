@@ -217,3 +217,51 @@ func TestIngesterOverlap(t *testing.T) {
 		t.Errorf("index failure in the background: err = %v, want it reported with advice to reindex", err)
 	}
 }
+
+// failingWriter numbers its batches and fails the failOn-th; it records
+// every batch it was asked to store.
+type failingWriter struct {
+	calls  int64
+	failOn int64
+}
+
+func (w *failingWriter) ReplaceDocuments(_ context.Context, batch []pipeline.IngestDocument) (pipeline.ReplaceResult, error) {
+	w.calls++
+	if w.calls == w.failOn {
+		return pipeline.ReplaceResult{}, errors.New("database is locked")
+	}
+	return pipeline.ReplaceResult{Inserted: len(batch), Batch: w.calls}, nil
+}
+
+// TestIngesterOverlapStoreFailure stores in the background with Overlap:
+// a store failure comes back from a later Add or from Flush once the
+// batches in flight have settled, no batch is stored after it, and the
+// batches stored before it are indexed and counted.
+func TestIngesterOverlapStoreFailure(t *testing.T) {
+	ctx := context.Background()
+	w := &failingWriter{failOn: 3}
+	ix := &slowIndex{}
+	in := &pipeline.Ingester{Store: w, Index: ix, Segment: words, BatchDocs: 1, Overlap: true}
+	var err error
+	for i := 0; i < 20 && err == nil; i++ {
+		err = in.Add(ctx, pipeline.Document{ID: fmt.Sprint("d", i), Text: "text"})
+	}
+	if err == nil {
+		err = in.Flush(ctx)
+	}
+	if err == nil || !strings.Contains(err.Error(), "database is locked") {
+		t.Fatalf("store failure in the background: err = %v", err)
+	}
+	if w.calls != 3 {
+		t.Errorf("store asked %d times, want 3 (none after the failure)", w.calls)
+	}
+	if diff := cmp.Diff([]int64{1, 2}, ix.seqs); diff != "" {
+		t.Errorf("batches indexed (-want +got)\n%s", diff)
+	}
+	if st := in.Stats(); st.Inserted != 2 || st.Passages != 2 {
+		t.Errorf("stats %+v, want 2 inserted, 2 passages", st)
+	}
+	if err := in.Flush(ctx); err == nil {
+		t.Error("Flush after the failure: no error")
+	}
+}
