@@ -337,7 +337,7 @@ func reportPrintArticle(vm ReportPrintPage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(vm.Sentences) == 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<p class=\"notice\" data-testid=\"print-empty\">This report has no sentences: no passage was found to support any of its nuggets.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<p class=\"notice\" data-testid=\"print-empty\">This report has no sentences: no passage of the retrieved documents was found that both answers one of its nuggets and speaks of the request's subject. Its nuggets are listed in the nugget bank; a narrower title or problem statement may help.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
