@@ -70,10 +70,7 @@ func TestRunnerObserver(t *testing.T) {
 	failing.Info.ID = "down"
 	failing.Check = func(context.Context) error { return errors.New("endpoint unreachable") }
 	r := &jobs.Runner{Store: w.db, Available: []jobs.Engine{w.engine(model), failing}, Poll: 10 * time.Millisecond, Observer: obs}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- r.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	ctx := running(t, r)
 
 	job, _, err := r.Submit(ctx, request, pipeline.DefaultSettings(), "offline")
 	if err != nil {
