@@ -70,7 +70,7 @@ func TestRunnerObserver(t *testing.T) {
 	failing.Info.ID = "down"
 	failing.Check = func(context.Context) error { return errors.New("endpoint unreachable") }
 	r := &jobs.Runner{Store: w.db, Available: []jobs.Engine{w.engine(model), failing}, Poll: 10 * time.Millisecond, Observer: obs}
-	ctx := running(t, r)
+	ctx := startRunner(t, r)
 
 	job, _, err := r.Submit(ctx, request, pipeline.DefaultSettings(), "offline")
 	if err != nil {

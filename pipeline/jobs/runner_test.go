@@ -235,7 +235,7 @@ func TestCancelRunningJob(t *testing.T) {
 	w := newWorld(t)
 	g := &gate{next: offline.New(analyzer{w.ix}), after: 0, reached: make(chan struct{})}
 	r := &jobs.Runner{Store: w.db, Available: []jobs.Engine{w.engine(g)}, Poll: 10 * time.Millisecond}
-	ctx := running(t, r)
+	ctx := startRunner(t, r)
 	job, _, err := r.Submit(ctx, request, pipeline.DefaultSettings(), "offline")
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +271,7 @@ func TestCancelWhileCheckingEndpoint(t *testing.T) {
 		return errors.New("model endpoint http://x: " + ctx.Err().Error())
 	}
 	r := &jobs.Runner{Store: w.db, Available: []jobs.Engine{e}, Poll: 10 * time.Millisecond}
-	ctx := running(t, r)
+	ctx := startRunner(t, r)
 	job, _, err := r.Submit(ctx, request, pipeline.DefaultSettings(), "offline")
 	if err != nil {
 		t.Fatal(err)
@@ -284,16 +284,6 @@ func TestCancelWhileCheckingEndpoint(t *testing.T) {
 	if j.State != pipeline.JobCancelled || j.ErrorStage != "start" {
 		t.Errorf("job cancelled during the endpoint check ended %s in %q: %q", j.State, j.ErrorStage, j.Error)
 	}
-}
-
-// running runs r until the test ends and returns the context it runs in.
-func running(t *testing.T, r *jobs.Runner) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return ctx
 }
 
 // failing answers every call with a model failure.
