@@ -468,9 +468,14 @@ func (e *Engine) findFacts(text string, toks []token, wt *wordTerms) []fact {
 				wt.phraseWord(toks[nounAt+1]) && strings.HasSuffix(word(nounAt+1), "s") && !strings.HasSuffix(word(nounAt), "s") {
 				last = nounAt + 1
 			}
-			claim(fact{kind: factQuantity, first: first, last: last, noun: text[toks[nounAt].start:toks[last].end]})
-			i = last
-			continue
+			// "250 toxic waste sites", "9,000 fourth-class offices": a
+			// lone adjective is no unit to ask "How many toxic ...?"
+			// with; the figure is taken as a bare number below.
+			if last > nounAt || !adjectiveLike(word(nounAt)) {
+				claim(fact{kind: factQuantity, first: first, last: last, noun: text[toks[nounAt].start:toks[last].end]})
+				i = last
+				continue
+			}
 		}
 		// A bare number is a fact only when it is a real figure.
 		if t.kind == tokNumber && (strings.ContainsAny(t.text, ",.") || len(t.text) >= 3 || k > i) {
@@ -809,4 +814,24 @@ func (e *Engine) findFactsLoose(text string, toks []token, wt *wordTerms) []fact
 		facts[i].last--
 	}
 	return facts
+}
+
+// adjectiveSuffixes end words that read as adjectives rather than as the
+// unit a number counts ("categorical", "toxic", "federal", "various",
+// "additional", "productive").
+var adjectiveSuffixes = []string{"ic", "al", "ous", "ful", "ive", "able", "ible", "ary"}
+
+// adjectiveLike reports whether a lower-case word after a number reads as
+// an adjective: a hyphenated compound that is not plural ("fourth-class",
+// "able-bodied") or a word with an adjective's ending.
+func adjectiveLike(w string) bool {
+	if strings.Contains(w, "-") {
+		return !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "ous")
+	}
+	for _, suf := range adjectiveSuffixes {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
+			return true
+		}
+	}
+	return false
 }

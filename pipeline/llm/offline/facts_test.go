@@ -32,6 +32,8 @@ func TestFindFacts(t *testing.T) {
 			{factPercent, "3 percent", "what percentage"}, {factPercent, "4 per cent", "what percentage"}, {factPercent, "12%", "what percentage"}}},
 		{"quantities", "The army enlisted 12,000 regular troops and two hundred and fifty officers.", []foundFact{
 			{factQuantity, "12,000 regular troops", "how many regular troops"}, {factQuantity, "two hundred and fifty officers", "how many officers"}}},
+		{"a number before an adjective", "We cleaned up 250 toxic waste sites and 9,000 fourth-class offices.", []foundFact{
+			{factQuantity, "250", "what number"}, {factQuantity, "9,000", "what number"}}},
 		{"four digits before a noun", "The depot stored 2000 rifles.", []foundFact{
 			{factQuantity, "2000 rifles", "how many rifles"}}},
 		{"year after a time word", "Revenue grew steadily since 1897 despite the war.", []foundFact{
