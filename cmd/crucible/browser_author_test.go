@@ -279,7 +279,7 @@ func TestBrowserAuthoring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md, edited+" [") || !strings.HasPrefix(md, "# Tariffs and trade") {
+	if !strings.Contains(md, edited+" [") || !strings.HasPrefix(md, "# "+reportTitle) {
 		t.Errorf("the Markdown export does not hold the edited second sentence:\n%s", md)
 	}
 }

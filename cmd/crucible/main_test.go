@@ -356,7 +356,7 @@ func TestReportBatch(t *testing.T) {
 		`{"request_id":"t-2","title":"","problem_statement":"","limit":0}`,
 		`not json`,
 		``,
-		`{"request_id":"t-3","title":"Indian tribes","problem_statement":"How were treaties with the Indian tribes described?","limit":600,"collection_ids":["sotu"]}`,
+		`{"request_id":"t-3","title":"Treaties and duties on commerce","problem_statement":"What did the addresses say about treaties of commerce and duties on imports?","limit":600,"collection_ids":["sotu"]}`,
 	}, "\n")), 0o644)
 	stdout, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--markdown")
 	if code != 3 {
