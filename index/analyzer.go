@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -94,18 +95,24 @@ func (s *stemCache) remember(words [][2][]byte) {
 	if m := s.cur.Load(); m != nil {
 		known = *m
 	}
-	if len(s.pending) < max(64, len(known)/8) || len(known) >= stemCacheMax {
-		return
+	if next := grownCopy(known, s.pending, stemCacheMax); next != nil {
+		s.cur.Store(&next)
+		s.pending = nil
 	}
-	next := make(map[string][]byte, len(known)+len(s.pending))
-	for k, v := range known {
-		next[k] = v
+}
+
+// grownCopy returns a new map holding known and pending once pending has
+// grown to an eighth of known (at least 64 entries), so that publishing
+// copies O(1) entries per word; nil while pending is smaller, or when
+// known holds limit entries already.
+func grownCopy[V any](known, pending map[string]V, limit int) map[string]V {
+	if len(pending) < max(64, len(known)/8) || len(known) >= limit {
+		return nil
 	}
-	for k, v := range s.pending {
-		next[k] = v
-	}
-	s.cur.Store(&next)
-	s.pending = nil
+	next := make(map[string]V, len(known)+len(pending))
+	maps.Copy(next, known)
+	maps.Copy(next, pending)
+	return next
 }
 
 // wordAnalyzer is the English analyzer with its work per word remembered.
@@ -257,16 +264,8 @@ func (w *wordAnalyzer) remember(words []missed) {
 		w.pending[m.raw] = m.w
 	}
 	known := w.known()
-	if len(w.pending) < max(64, len(known)/8) || len(known) >= wordCacheMax {
-		return
+	if next := grownCopy(known, w.pending, wordCacheMax); next != nil {
+		w.cur.Store(&next)
+		w.pending = nil
 	}
-	next := make(map[string]*word, len(known)+len(w.pending))
-	for k, v := range known {
-		next[k] = v
-	}
-	for k, v := range w.pending {
-		next[k] = v
-	}
-	w.cur.Store(&next)
-	w.pending = nil
 }
