@@ -347,6 +347,29 @@ func TestBenchReportRuns(t *testing.T) {
 	}
 }
 
+// TestReportEmptyOffSubject asks the sample corpus a request none of whose
+// candidate sentences speaks of its subject (they cite treaties with other
+// nations, or Indians without a treaty): the report is empty, and the
+// problem it carries says which of the request's words the subject was
+// read from, so that the requester can see why.
+func TestReportEmptyOffSubject(t *testing.T) {
+	t.Parallel()
+	data, out := preparedData(t, sampleCorpus), t.TempDir()
+	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
+	os.WriteFile(reqs, []byte(`{"request_id":"tribes","title":"Indian tribes","problem_statement":"How were treaties with the Indian tribes described?","limit":600}`+"\n"), 0o644)
+	stdout, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "tribes: 0 sentences") {
+		t.Errorf("the report is not empty:\n%s", stdout)
+	}
+	want := `the report is empty. Its subject was read from the request's words "indian", "tribes": `
+	if !strings.Contains(stderr, "tribes: tolerated: ") || !strings.Contains(stderr, want) {
+		t.Errorf("no problem names the subject's words; stderr:\n%s", stderr)
+	}
+}
+
 func TestReportBatch(t *testing.T) {
 	t.Parallel()
 	data, out := preparedData(t, sampleCorpus), t.TempDir()

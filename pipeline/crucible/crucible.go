@@ -508,7 +508,11 @@ func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 		}
 	}
 	if len(out) == 0 && len(cands) > 0 {
-		r.problem("assemble: none of the %d candidate sentences cites one of the request's %d best passages and speaks of its subject; the report is empty", len(cands), subjectPassages)
+		msg := fmt.Sprintf("assemble: none of the %d candidate sentences cites one of the request's %d best passages and speaks of its subject; the report is empty", len(cands), subjectPassages)
+		if names := r.subject.names(r.req); len(names) > 0 {
+			msg += fmt.Sprintf(". Its subject was read from the request's words %s: a report sentence must hold one of them beside a second word of the request (two of them will do), or an acronym or two-word phrase of the request as it writes them", quotedWords(names))
+		}
+		r.problem("%s", msg)
 	}
 	return r.inScope(out)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -321,6 +322,51 @@ func (s *subject) covers(text string, anchorsOnly bool) bool {
 		}
 	}
 	return false
+}
+
+// names lists the words of a request that name its subject, as the
+// request writes them (lower case but for acronyms), in its order, each
+// once: its acronyms and the words whose terms anchor the subject or make
+// one of its phrases. An empty report's problem shows them, so that the
+// requester sees what a sentence had to speak of.
+func (s *subject) names(req pipeline.Request) []string {
+	if s.empty() {
+		return nil
+	}
+	inPhrase := map[string]bool{}
+	for p := range s.phrases {
+		inPhrase[p[0]], inPhrase[p[1]] = true, true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(req.Title+"\n"+req.ProblemStatement, notWordRune) {
+		name := ""
+		switch {
+		case s.acronyms[w]:
+			name = w
+		case !s.named:
+			for _, t := range s.terms(w) {
+				if s.anchors[t] || inPhrase[t] {
+					name = strings.ToLower(w)
+				}
+			}
+		}
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// quotedWords writes words quoted and separated by commas: "tariff",
+// "reciprocity".
+func quotedWords(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = strconv.Quote(w)
+	}
+	return strings.Join(q, ", ")
 }
 
 // empty reports whether the subject has no term at all (a request made

@@ -77,6 +77,12 @@ func TestSubject(t *testing.T) {
 			t.Errorf("covers(%q, anchorsOnly=%v) = %v, want %v", tt.text, tt.anchorsOnly, got, tt.want)
 		}
 	}
+	// What an empty report's problem names as the subject: the anchors and
+	// the phrases' words as the request writes them, then its acronyms;
+	// not the speakers, the request words or the common terms.
+	if got, want := quotedWords(s.names(req)), `"tariff", "reciprocity", "social", "security", "HIV", "AIDS"`; got != want {
+		t.Errorf("names = %s, want %s", got, want)
+	}
 }
 
 func TestSubjectWithoutStatistics(t *testing.T) {
@@ -167,6 +173,9 @@ func TestSubjectNamedByAcronyms(t *testing.T) {
 	}
 	if s.covers("The emergency relief of citizens in Cuba was funded.", false) {
 		t.Error("a sentence on emergency relief without the title's acronyms is on the subject")
+	}
+	if got := quotedWords(s.names(req)); got != `"HIV", "AIDS"` {
+		t.Errorf("a subject named by acronyms is named %s, want the acronyms alone", got)
 	}
 }
 
