@@ -132,8 +132,14 @@ func TestBrowserEvidencePane(t *testing.T) {
 	}
 	state := func() pane {
 		t.Helper()
-		// Two animation frames: report.js scrolls in the next one.
-		p, err := chromedp.Run(ctx, chromedp.Evaluate[pane](`new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done((() => {
+		// Wait until report.js has seen the toggle (a details element's
+		// toggle event is a task of its own, which a loaded machine may run
+		// after the next frames), then two animation frames: report.js
+		// scrolls in the next one.
+		p, err := chromedp.Run(ctx, chromedp.Evaluate[pane](`new Promise(done => { let frames = 0; const settled = () => {
+			const any = [...document.querySelectorAll('details.sentence')].some(d => d.open);
+			if (document.body.classList.contains('evidence-pane') !== any && frames++ < 120) { requestAnimationFrame(settled); return; }
+			requestAnimationFrame(() => requestAnimationFrame(() => done((() => {
 			const ds = [...document.querySelectorAll('details.sentence')];
 			const open = ds.map((d, i) => d.open ? i : -1).filter(i => i >= 0);
 			const d = ds[open[0] ?? 0];
@@ -142,7 +148,7 @@ func TestBrowserEvidencePane(t *testing.T) {
 			const sum = d.querySelector('summary').getBoundingClientRect();
 			return {open, fixed: getComputedStyle(d.querySelector('.provenance')).position === 'fixed',
 				paneLeft: prov.left, textRight: text.right, inView: sum.top >= -1 && sum.bottom <= innerHeight + 1}; // scrolling aligns to a whole pixel
-		})()))))`, chromedp.EvalAwaitPromise))
+		})()))); }; settled(); })`, chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatal(err)
 		}
