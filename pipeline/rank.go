@@ -8,15 +8,27 @@ import (
 
 // Quality feature names, as stored in Nugget.Features.
 const (
-	FeatureTask        = "task"        // serves the problem statement (0–1)
-	FeatureBackground  = "background"  // fits the requester's background (0–1)
-	FeatureRole        = "role"        // useful to the requester's role (0–1)
-	FeatureStyle       = "style"       // suits the requester's communication style (0–1)
-	FeatureScope       = "scope"       // within the request's scope (0–1)
-	FeatureVital       = "vital"       // essential to the request (0 or 1)
-	FeatureResearchy   = "researchy"   // a genuine sub-question (0 or 1)
-	FeatureReadability = "readability" // 1 − grade level / 20, clamped to 0–1
-	FeatureComplexity  = "complexity"  // words per sentence / 40, clamped to 0–1
+	FeatureTask       = "task"       // serves the problem statement (0–1)
+	FeatureBackground = "background" // fits the requester's background (0–1)
+	FeatureRole       = "role"       // useful to the requester's role (0–1)
+	FeatureStyle      = "style"      // suits the requester's communication style (0–1)
+	FeatureScope      = "scope"      // within the request's scope (0–1)
+	FeatureVital      = "vital"      // essential to the request (0 or 1)
+	FeatureResearchy  = "researchy"  // a genuine sub-question (0 or 1)
+	// The question's profile (0–1 each), in the dimensions the Researchy
+	// Questions data set scores its questions in (docs/ranking.md).
+	FeatureAmbiguous       = "ambiguous"       // can be read in more than one way
+	FeatureIncomplete      = "incomplete"      // leaves out what is needed to answer it
+	FeatureAssumptive      = "assumptive"      // takes for granted what may not hold
+	FeatureMultifaceted    = "multifaceted"    // an answer covers several aspects
+	FeatureKnowledge       = "knowledge"       // takes specialised knowledge
+	FeatureSubjective      = "subjective"      // rests on opinions or values
+	FeatureReasoning       = "reasoning"       // takes weighing several pieces of information
+	FeatureHarmful         = "harmful"         // could hurt or offend
+	FeatureDecompositional = "decompositional" // breaks into smaller questions
+	FeatureNonfactoid      = "nonfactoid"      // asks for an explanation, not one fact
+	FeatureReadability     = "readability"     // 1 − grade level / 20, clamped to 0–1
+	FeatureComplexity      = "complexity"      // words per sentence / 40, clamped to 0–1
 	// FeatureEvidence is measured by the pipeline, not judged by the
 	// model: how strongly the request's own retrieval backs the nugget's
 	// answer (0–1; see crucible's evidence).
@@ -31,8 +43,12 @@ const (
 // a nugget's words alone say little of whether its answer is what the
 // request is after, and on the demo corpus's gold facts the evidence
 // predicts a kept fact better than the judgements do (docs/pipeline.md).
-// Scores stay in roughly [−0.1, 2]. An engine with an active trained
-// ranker (RankerModel, docs/ranking.md) scores by it instead.
+// Scores stay in roughly [−0.1, 2]. The question's profile (ambiguous …
+// nonfactoid) has no weight here: no set of labels has shown which way its
+// dimensions point for a report's nuggets, and a prior with them would be
+// a guess; a trained ranker weighs them as its labels say. An engine with
+// an active trained ranker (RankerModel, docs/ranking.md) scores by it
+// instead.
 var DefaultWeights = map[string]float64{
 	FeatureTask:        0.30,
 	FeatureBackground:  0.10,

@@ -9,11 +9,18 @@ import (
 )
 
 // RankerFeatures are the quality features a trained nugget ranker reads,
-// in a fixed order: the model's judgements, the text measures and the
-// retrieval evidence (see DefaultWeights).
+// in a fixed order: the paper's nineteen (the model's five judgements of
+// fit to the request, vitality, whether the question is researchy and the
+// question's ten-score profile, reading level and sentence complexity),
+// then the retrieval evidence the pipeline measures (see DefaultWeights).
+// A stored model keeps the list it was trained on (RankerModel.Features),
+// so models trained on an earlier, shorter list still score.
 var RankerFeatures = []string{
 	FeatureTask, FeatureBackground, FeatureRole, FeatureStyle, FeatureScope,
-	FeatureVital, FeatureResearchy, FeatureReadability, FeatureComplexity, FeatureEvidence,
+	FeatureVital, FeatureResearchy,
+	FeatureAmbiguous, FeatureIncomplete, FeatureAssumptive, FeatureMultifaceted, FeatureKnowledge,
+	FeatureSubjective, FeatureReasoning, FeatureHarmful, FeatureDecompositional, FeatureNonfactoid,
+	FeatureReadability, FeatureComplexity, FeatureEvidence,
 }
 
 // RankerModel is a linear nugget ranker learned from labelled nuggets: a

@@ -88,18 +88,40 @@ type Paraphrase struct {
 	Found  bool
 }
 
-// featureColumns are the quality features in the order the bank shows them.
-var featureColumns = []string{
-	pipeline.FeatureTask,
-	pipeline.FeatureBackground,
-	pipeline.FeatureRole,
-	pipeline.FeatureStyle,
-	pipeline.FeatureScope,
-	pipeline.FeatureVital,
-	pipeline.FeatureResearchy,
-	pipeline.FeatureReadability,
-	pipeline.FeatureComplexity,
-	pipeline.FeatureEvidence,
+// featureGroup is one table of a nugget's quality features in the bank.
+type featureGroup struct {
+	Caption string
+	Names   []string
+}
+
+// featureGroups are the quality features in the order the bank shows them:
+// the judgements of the nugget, the text measures and the evidence; then
+// the question's profile (docs/ranking.md).
+var featureGroups = []featureGroup{
+	{"The nugget", []string{
+		pipeline.FeatureTask,
+		pipeline.FeatureBackground,
+		pipeline.FeatureRole,
+		pipeline.FeatureStyle,
+		pipeline.FeatureScope,
+		pipeline.FeatureVital,
+		pipeline.FeatureResearchy,
+		pipeline.FeatureReadability,
+		pipeline.FeatureComplexity,
+		pipeline.FeatureEvidence,
+	}},
+	{"Its question", []string{
+		pipeline.FeatureAmbiguous,
+		pipeline.FeatureIncomplete,
+		pipeline.FeatureAssumptive,
+		pipeline.FeatureMultifaceted,
+		pipeline.FeatureKnowledge,
+		pipeline.FeatureSubjective,
+		pipeline.FeatureReasoning,
+		pipeline.FeatureHarmful,
+		pipeline.FeatureDecompositional,
+		pipeline.FeatureNonfactoid,
+	}},
 }
 
 // featureValue shows a feature's value with two decimals, or "–" when the

@@ -374,6 +374,7 @@ func withNuggetBank(s *reportServer) {
 		pipeline.FeatureTask: 0.9, pipeline.FeatureBackground: 0.5, pipeline.FeatureRole: 0.25, pipeline.FeatureStyle: 1,
 		pipeline.FeatureScope: 0.75, pipeline.FeatureVital: 1, pipeline.FeatureResearchy: 0,
 		pipeline.FeatureReadability: 0.625, pipeline.FeatureComplexity: 0.4, pipeline.FeatureEvidence: 0.55,
+		pipeline.FeatureAmbiguous: 0.2, pipeline.FeatureMultifaceted: 0.6, pipeline.FeatureNonfactoid: 0.8,
 	}
 	s.jobs.mu.Lock()
 	defer s.jobs.mu.Unlock()
@@ -469,6 +470,20 @@ func TestNuggetBank(t *testing.T) {
 		"researchy=0.00", "readability=0.62", "complexity=0.40", "evidence=0.55"}
 	if diff := cmp.Diff(wantFeatures, features); diff != "" {
 		t.Errorf("features of the first nugget (-want +got):\n%s", diff)
+	}
+	// The question's profile has a table of its own; a dimension the
+	// answer did not give shows "–".
+	var captions []string
+	first.Find(`[data-testid="nugget-features"] caption`).Each(func(_ int, c *goquery.Selection) { captions = append(captions, c.Text()) })
+	if diff := cmp.Diff([]string{"The nugget", "Its question"}, captions); diff != "" {
+		t.Errorf("feature tables (-want +got):\n%s", diff)
+	}
+	features = nil
+	for _, f := range []string{"ambiguous", "incomplete", "multifaceted", "harmful", "nonfactoid"} {
+		features = append(features, f+"="+first.Find(`[data-testid="feature-`+f+`"]`).Text())
+	}
+	if diff := cmp.Diff([]string{"ambiguous=0.20", "incomplete=–", "multifaceted=0.60", "harmful=–", "nonfactoid=0.80"}, features); diff != "" {
+		t.Errorf("question profile of the first nugget (-want +got):\n%s", diff)
 	}
 	if got := kept.Eq(1).Find(`[data-testid="feature-task"]`).Text(); got != "–" {
 		t.Errorf("missing feature shown as %q, want –", got)

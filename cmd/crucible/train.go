@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -72,8 +73,9 @@ func cmdTrainRanker(ctx context.Context, args []string, env envFunc, stdout, std
 	stop := fs.Int64("stop", 0, "stop using the stored ranker with this `id` (its engine goes back to the default weights), and exit")
 	fromReports := fs.Bool("from-reports", false, "also label the nuggets of this data folder's reports by the engine from what analysts and reviewers did: pinned nuggets and those of sentences reviewers marked supported are positive, removed ones negative")
 	k := fs.Int("k", pipeline.DefaultSettings().KeepNuggets, "top-K cut of the cross-validation figures (the nuggets a report keeps)")
+	featureList := fs.String("features", "", "comma-separated `names` of the features to learn from (default: all of "+strings.Join(pipeline.RankerFeatures, ",")+")")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible train ranker --data DIR [--requests R --nuggets GOLD ...] [--from-reports] [--engine offline|openai] [--dry-run] [--no-activate]")
+		fmt.Fprintln(stderr, "usage: crucible train ranker --data DIR [--requests R --nuggets GOLD ...] [--from-reports] [--engine offline|openai] [--features a,b,...] [--dry-run] [--no-activate]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -88,6 +90,10 @@ func cmdTrainRanker(ctx context.Context, args []string, env envFunc, stdout, std
 	}
 	if *k < 1 {
 		return fmt.Errorf("%w: --k is %d; it must be at least 1", errUsage, *k)
+	}
+	opts, err := trainFeatures(*featureList)
+	if err != nil {
+		return err
 	}
 	logger, _ := newLogger(stderr, env.get("CRUCIBLE_LOG_LEVEL", "warn"))
 	a, eng, err := openEngine(ctx, c, m, *engineID, logger, stderr)
@@ -165,14 +171,14 @@ func cmdTrainRanker(ctx context.Context, args []string, env envFunc, stdout, std
 	if len(examples) == 0 {
 		return fmt.Errorf("no labelled nuggets: no gold request matched, and no report by the %s engine has pinned, removed or reviewed nuggets; nothing was trained", *engineID)
 	}
-	model, err := pipeline.TrainRanker(examples, pipeline.TrainOptions{})
+	model, err := pipeline.TrainRanker(examples, opts)
 	if err != nil {
 		return fmt.Errorf("train ranker on %d nuggets of %d requests: %w", len(examples), nreq, err)
 	}
 	model.Engine = eng.Pipeline.Name
 	model.TrainedOn = strings.Join(sources, "; ")
 	if nreq >= 2 {
-		cv, err := pipeline.CrossValidateRanker(examples, pipeline.TrainOptions{}, *k)
+		cv, err := pipeline.CrossValidateRanker(examples, opts, *k)
 		if err != nil {
 			return fmt.Errorf("cross-validate the ranker: %w", err)
 		}
@@ -353,4 +359,26 @@ func printRanker(w io.Writer, m pipeline.RankerModel) {
 	}
 	fmt.Fprintf(tw, "(bias)\t%+.3f\t\t\n", m.Bias)
 	tw.Flush()
+}
+
+// trainFeatures reads --features: names of pipeline.RankerFeatures, each
+// once; empty means all of them.
+func trainFeatures(list string) (pipeline.TrainOptions, error) {
+	var o pipeline.TrainOptions
+	if strings.TrimSpace(list) == "" {
+		return o, nil
+	}
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(pipeline.RankerFeatures, name) {
+			return o, fmt.Errorf("%w: --features names %q, which is no nugget feature; the features are %s", errUsage, name, strings.Join(pipeline.RankerFeatures, ", "))
+		}
+		if seen[name] {
+			return o, fmt.Errorf("%w: --features names %q twice", errUsage, name)
+		}
+		seen[name] = true
+		o.Features = append(o.Features, name)
+	}
+	return o, nil
 }

@@ -47,10 +47,15 @@ func TestTrainRanker(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dry run: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"nugget ranker for the offline engine", "leave-one-request-out over 4 requests", "evidence", "dry run: nothing stored"} {
+	for _, want := range []string{"nugget ranker for the offline engine", "leave-one-request-out over 4 requests", "evidence", "nonfactoid", "dry run: nothing stored"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, stdout)
 		}
+	}
+	// A chosen subset of the features is learned alone.
+	stdout, stderr, code = runCmd(t, "train", "ranker", "--data", data, "--requests", reqs, "--nuggets", gold, "--dry-run", "--features", "task,evidence")
+	if code != 0 || !strings.Contains(stdout, "evidence") || strings.Contains(stdout, "nonfactoid") || strings.Contains(stdout, "scope") {
+		t.Errorf("--features task,evidence: exit %d: %s\n%s", code, stdout, stderr)
 	}
 
 	// The default weights first, for comparison.
@@ -154,6 +159,10 @@ func TestTrainRankerBadInput(t *testing.T) {
 		{"unknown kind", []string{"train", "reranker"}, 2, `unknown train kind "reranker"`},
 		{"no gold", []string{"train", "ranker", "--data", dir, "--requests", reqs}, 2, "one gold file for each requests file (got 1 and 0)"},
 		{"bad k", []string{"train", "ranker", "--data", dir, "--requests", reqs, "--nuggets", reqs, "--k", "0"}, 2, "--k is 0"},
+		{"unknown feature", []string{"train", "ranker", "--data", dir, "--requests", reqs, "--nuggets", reqs, "--features", "task,popularity"},
+			2, `--features names "popularity", which is no nugget feature`},
+		{"feature twice", []string{"train", "ranker", "--data", dir, "--requests", reqs, "--nuggets", reqs, "--features", "task, task"},
+			2, `--features names "task" twice`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCmd(t, tc.args...)

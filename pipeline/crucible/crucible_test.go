@@ -97,6 +97,11 @@ type scripted struct {
 	garble  pipeline.Task           // this task answers unparsable text
 	refuse  string                  // verification says no for sentences containing this
 	facets  []pipeline.Facet        // the facets answer; nil: one facet per request title
+	// profile is the question profile of every quality answer; with
+	// sevenLines the answer holds only the seven judgements, as a model
+	// that ignores the profile's lines would write it.
+	profile    prompts.QuestionProfile
+	sevenLines bool
 }
 
 func (m *scripted) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
@@ -124,7 +129,10 @@ func (m *scripted) Complete(ctx context.Context, req pipeline.ModelRequest) (pip
 	case prompts.ParaphraseInput:
 		text = prompts.FormatParaphrase(prompts.ParaphraseOutput{Same: in.A.Answer == in.B.Answer})
 	case prompts.NuggetQualityInput:
-		text = prompts.FormatNuggetQuality(prompts.NuggetQualityOutput{Task: 4, Background: 3, Role: 3, Style: 3, Scope: 4, Vital: true})
+		text = prompts.FormatNuggetQuality(prompts.NuggetQualityOutput{Task: 4, Background: 3, Role: 3, Style: 3, Scope: 4, Vital: true, Question: m.profile})
+		if m.sevenLines {
+			text = strings.Join(strings.Split(text, "\n")[:7], "\n")
+		}
 	case prompts.ExtractInput:
 		out := prompts.ExtractOutput{}
 		for _, s := range strings.SplitAfter(in.PassageText, ". ") {

@@ -279,6 +279,18 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 			f[pipeline.FeatureScope] = float64(out.Scope) / scale
 			f[pipeline.FeatureVital] = boolf(out.Vital)
 			f[pipeline.FeatureResearchy] = boolf(out.Researchy)
+			// The question's profile, when the answer gave it (an answer
+			// of the seven judgements alone leaves these features unset:
+			// a trained ranker reads them as 0, the bank shows "–").
+			missing := map[string]bool{}
+			for _, m := range out.Report.Missing {
+				missing[m] = true
+			}
+			for name, v := range out.Question.Scores() {
+				if !missing[name] {
+					f[name] = float64(v) / scale
+				}
+			}
 		}
 		f[pipeline.FeatureEvidence] = evidence[i]
 		n.Features = f

@@ -149,7 +149,7 @@ func FuzzParseNuggetQuality(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, s := range []int{out.Task, out.Background, out.Role, out.Style, out.Scope} {
+		for _, s := range append([]int{out.Task, out.Background, out.Role, out.Style, out.Scope}, profileScores(out.Question)...) {
 			if s < 0 || s > MaxQualityScore {
 				t.Fatalf("score out of range in %+v", out)
 			}
@@ -163,6 +163,15 @@ func FuzzParseNuggetQuality(f *testing.F) {
 			t.Fatalf("canonical answer %q does not round-trip: %+v, %v", formatted, again, err)
 		}
 	})
+}
+
+// profileScores lists a question profile's scores.
+func profileScores(q QuestionProfile) []int {
+	var out []int
+	for _, p := range q.scores() {
+		out = append(out, *p)
+	}
+	return out
 }
 
 func FuzzParseExtract(f *testing.F) {

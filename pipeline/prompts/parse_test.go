@@ -301,36 +301,51 @@ func TestParseYesNoErrors(t *testing.T) {
 }
 
 func TestParseNuggetQuality(t *testing.T) {
-	full := NuggetQualityOutput{Task: 4, Background: 3, Role: 2, Style: 5, Scope: 3, Vital: true, Researchy: false}
+	profile := QuestionProfile{Ambiguous: 1, Incomplete: 0, Assumptive: 2, Multifaceted: 3, Knowledge: 4, Subjective: 0,
+		Reasoning: 3, Harmful: 0, Decompositional: 2, Nonfactoid: 5}
+	full := NuggetQualityOutput{Task: 4, Background: 3, Role: 2, Style: 5, Scope: 3, Vital: true, Researchy: false, Question: profile}
+	// The question's profile as lines, and as a JSON object's members, for
+	// the cases about how the seven judgements are written.
+	const lines = "\nambiguous: 1\nincomplete: 0\nassumptive: 2\nmultifaceted: 3\nknowledge: 4\nsubjective: 0\n" +
+		"reasoning: 3\nharmful: 0\ndecompositional: 2\nnonfactoid: 5"
+	const members = `"ambiguous": 1, "incomplete": 0, "assumptive": 2, "multifaceted": 3, "knowledge": 4, "subjective": 0, ` +
+		`"reasoning": 3, "harmful": 0, "decompositional": 2, "nonfactoid": 5`
+	noProfile := QuestionFields()
 	tests := []struct {
 		name string
 		in   string
 		want NuggetQualityOutput
 	}{
-		{"canonical", "task: 4\nbackground: 3\nrole: 2\nstyle: 5\nscope: 3\nvital: yes\nresearchy: no", full},
+		{"canonical", "task: 4\nbackground: 3\nrole: 2\nstyle: 5\nscope: 3\nvital: yes\nresearchy: no" + lines, full},
+		{"seven lines without the question's profile", "task: 4\nbackground: 3\nrole: 2\nstyle: 5\nscope: 3\nvital: yes\nresearchy: no",
+			NuggetQualityOutput{Task: 4, Background: 3, Role: 2, Style: 5, Scope: 3, Vital: true, Report: ParseReport{Missing: noProfile}}},
+		{"the profile as the data set names it",
+			"task: 4\nbackground: 3\nrole: 2\nstyle: 5\nscope: 3\nvital: yes\nresearchy: no\nAmbiguity: 1\nIncompleteness: 0\nAssumptive: 2\n" +
+				"Multi-faceted: 3\nKnowledge-intensive: 4\nSubjective: 0\nReasoning-intensive: 3\nHarmful: 0\nDecompositional score: 2\nNon-factoid: 10/10",
+			full},
 		{"capitalised bold bullets and fractions",
-			"Here is my assessment:\n- **Task:** 4/5\n- **Background:** 3/5\n- **Role**: 2 out of 5\n- **Style:** 5/5\n- **Scope:** 3/5\n- **Vital:** Yes\n- **Researchy:** No",
+			"Here is my assessment:\n- **Task:** 4/5\n- **Background:** 3/5\n- **Role**: 2 out of 5\n- **Style:** 5/5\n- **Scope:** 3/5\n- **Vital:** Yes\n- **Researchy:** No" + lines,
 			full},
 		{"numbered, other order, explanations",
 			"1. Vital: yes - the cost is central.\n2. Researchy: no, it is a single figure.\n3. Task: 4 (directly answers the cost part)\n" +
-				"4. Background (0-5): 3\n5. Role: 2\n6. Communication style: 5\n7. Scope score: 3",
+				"4. Background (0-5): 3\n5. Role: 2\n6. Communication style: 5\n7. Scope score: 3" + lines,
 			full},
-		{"json", "```json\n{\"task\": 4, \"background\": \"3\", \"role\": 2, \"style\": 5.0, \"scope\": \"3/5\", \"vital\": true, \"researchy\": \"no\"}\n```", full},
-		{"nested json", `{"scores": {"task": 4, "background": 3, "role": 2, "style": 5, "scope": 3}, "vital": 1, "researchy": false}`, full},
-		{"one line", "task: 4 | background: 3 | role: 2 | style: 5 | scope: 3 | vital: yes | researchy: no", full},
-		{"equals and ten-point scale", "task = 8/10\nbackground = 6/10\nrole = 4/10\nstyle = 10/10\nscope = 6/10\nvital = true\nresearchy = false", full},
-		{"rounding and clamping", "task: 4.5\nbackground: 7\nrole: -2\nstyle: 2.4\nscope: 0\nvital: y\nresearchy: YES",
-			NuggetQualityOutput{Task: 5, Background: 5, Role: 0, Style: 2, Scope: 0, Vital: true, Researchy: true}},
+		{"json", "```json\n{\"task\": 4, \"background\": \"3\", \"role\": 2, \"style\": 5.0, \"scope\": \"3/5\", \"vital\": true, \"researchy\": \"no\", " + members + "}\n```", full},
+		{"nested json", `{"scores": {"task": 4, "background": 3, "role": 2, "style": 5, "scope": 3}, "vital": 1, "researchy": false, "question": {` + members + `}}`, full},
+		{"one line", "task: 4 | background: 3 | role: 2 | style: 5 | scope: 3 | vital: yes | researchy: no" + lines, full},
+		{"equals and ten-point scale", "task = 8/10\nbackground = 6/10\nrole = 4/10\nstyle = 10/10\nscope = 6/10\nvital = true\nresearchy = false" + lines, full},
+		{"rounding and clamping", "task: 4.5\nbackground: 7\nrole: -2\nstyle: 2.4\nscope: 0\nvital: y\nresearchy: YES" + lines,
+			NuggetQualityOutput{Task: 5, Background: 5, Role: 0, Style: 2, Scope: 0, Vital: true, Researchy: true, Question: profile}},
 		{"missing fields reported",
-			"task: 4\nbackground: 3\nvital: yes",
-			NuggetQualityOutput{Task: 4, Background: 3, Vital: true, Report: ParseReport{Missing: []string{"role", "style", "scope", "researchy"}}}},
+			"task: 4\nbackground: 3\nvital: yes" + lines,
+			NuggetQualityOutput{Task: 4, Background: 3, Vital: true, Question: profile, Report: ParseReport{Missing: []string{"role", "style", "scope", "researchy"}}}},
 		{"unreadable values reported",
-			"task: high\nbackground: 3\nrole: 2\nstyle: 5\nscope: 3\nvital: maybe\nresearchy: no",
-			NuggetQualityOutput{Background: 3, Role: 2, Style: 5, Scope: 3, Report: ParseReport{
+			"task: high\nbackground: 3\nrole: 2\nstyle: 5\nscope: 3\nvital: maybe\nresearchy: no" + lines,
+			NuggetQualityOutput{Background: 3, Role: 2, Style: 5, Scope: 3, Question: profile, Report: ParseReport{
 				Skipped: []SkippedEntry{{Text: "task: high", Reason: "no score from 0 to 5"}, {Text: "vital: maybe", Reason: "no yes or no"}},
 				Missing: []string{"task", "vital"},
 			}}},
-		{"first of a repeated field counts", "task: 4\ntask: 1\nbackground: 3\nrole: 2\nstyle: 5\nscope: 3\nvital: yes\nresearchy: no", full},
+		{"first of a repeated field counts", "task: 4\ntask: 1\nbackground: 3\nrole: 2\nstyle: 5\nscope: 3\nvital: yes\nresearchy: no" + lines, full},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,10 +34,49 @@ type NuggetQualityOutput struct {
 	Vital bool
 	// Researchy: a real sub-question needing research, not a trivial fact.
 	Researchy bool
+	// Question profiles the question itself, each score 0 (not at all) to
+	// MaxQualityScore (fully), in the dimensions the Researchy Questions
+	// data set scores its questions in (docs/ranking.md).
+	Question QuestionProfile
 	// Report lists the fields that were missing or unreadable. They are
 	// given the defaults 0 (scores) and false (vital, researchy), and the
 	// ranking stage can tell them apart through this list.
 	Report ParseReport
+}
+
+// QuestionProfile describes a nugget's question as a question someone
+// researches: the eight intrinsic dimensions the Researchy Questions data
+// set scores (Rosset et al., 2024), and how decompositional and how far
+// from factoid it is, the two scores that set filters its questions by.
+type QuestionProfile struct {
+	// Ambiguous: it can be read in more than one way.
+	Ambiguous int
+	// Incomplete: it leaves out something needed to answer it.
+	Incomplete int
+	// Assumptive: it takes for granted something that may not hold.
+	Assumptive int
+	// Multifaceted: an answer must cover several aspects or viewpoints.
+	Multifaceted int
+	// Knowledge: answering it takes specialised or detailed knowledge.
+	Knowledge int
+	// Subjective: its answer rests on opinions or values more than facts.
+	Subjective int
+	// Reasoning: answering it means reasoning over several pieces of
+	// information, not looking one up.
+	Reasoning int
+	// Harmful: the question or its answer could hurt or offend.
+	Harmful int
+	// Decompositional: it breaks into smaller sub-questions.
+	Decompositional int
+	// Nonfactoid: its answer is an explanation or an account, not one
+	// name, date or figure.
+	Nonfactoid int
+}
+
+// scores lists the profile's scores in answer order (questionFields).
+func (q *QuestionProfile) scores() []*int {
+	return []*int{&q.Ambiguous, &q.Incomplete, &q.Assumptive, &q.Multifaceted, &q.Knowledge,
+		&q.Subjective, &q.Reasoning, &q.Harmful, &q.Decompositional, &q.Nonfactoid}
 }
 
 // MaxQualityScore is the top of the nugget quality scale.
@@ -52,14 +91,44 @@ const (
 	FieldScope      = "scope"
 	FieldVital      = "vital"
 	FieldResearchy  = "researchy"
+	// The question's profile (QuestionProfile).
+	FieldAmbiguous       = "ambiguous"
+	FieldIncomplete      = "incomplete"
+	FieldAssumptive      = "assumptive"
+	FieldMultifaceted    = "multifaceted"
+	FieldKnowledge       = "knowledge"
+	FieldSubjective      = "subjective"
+	FieldReasoning       = "reasoning"
+	FieldHarmful         = "harmful"
+	FieldDecompositional = "decompositional"
+	FieldNonfactoid      = "nonfactoid"
 )
 
-// qualityFields lists the canonical field names in answer order.
-var qualityFields = []string{FieldTask, FieldBackground, FieldRole, FieldStyle, FieldScope, FieldVital, FieldResearchy}
+// questionFields are the QuestionProfile's field names in answer order.
+var questionFields = []string{FieldAmbiguous, FieldIncomplete, FieldAssumptive, FieldMultifaceted, FieldKnowledge,
+	FieldSubjective, FieldReasoning, FieldHarmful, FieldDecompositional, FieldNonfactoid}
 
-const qualityMaxTokens = 100
+// QuestionFields returns the QuestionProfile's field names in answer order.
+func QuestionFields() []string { return append([]string(nil), questionFields...) }
 
-var qualityExample = NuggetQualityOutput{Task: 4, Background: 3, Role: 4, Style: 3, Scope: 5, Vital: true, Researchy: false}
+// Scores returns the profile's scores by field name (questionFields).
+func (q QuestionProfile) Scores() map[string]int {
+	m := make(map[string]int, len(questionFields))
+	for i, p := range q.scores() {
+		m[questionFields[i]] = *p
+	}
+	return m
+}
+
+// qualityFields lists the canonical field names in answer order: the
+// seven judgements of the nugget, then the question's profile.
+var qualityFields = append([]string{FieldTask, FieldBackground, FieldRole, FieldStyle, FieldScope, FieldVital, FieldResearchy}, questionFields...)
+
+const qualityMaxTokens = 200
+
+var qualityExample = NuggetQualityOutput{Task: 4, Background: 3, Role: 4, Style: 3, Scope: 5, Vital: true, Researchy: false,
+	Question: QuestionProfile{Ambiguous: 1, Incomplete: 0, Assumptive: 0, Multifaceted: 1, Knowledge: 3, Subjective: 0,
+		Reasoning: 1, Harmful: 0, Decompositional: 1, Nonfactoid: 0}}
 
 // BuildNuggetQuality builds the nugget_quality request.
 func BuildNuggetQuality(in NuggetQualityInput) pipeline.ModelRequest {
@@ -79,8 +148,19 @@ func BuildNuggetQuality(in NuggetQualityInput) pipeline.ModelRequest {
 	b.WriteString("Then answer yes or no:\n")
 	b.WriteString("- vital: a report on this request would be incomplete without this information.\n")
 	b.WriteString("- researchy: the question is a real sub-question that takes research in the documents to answer, " +
-		"not a trivial or common-knowledge fact.\n\n")
-	b.WriteString("Output format: exactly these seven lines, in this order, each with its field name, a colon and the value. For example:\n\n")
+		"not a trivial or common-knowledge fact.\n")
+	fmt.Fprintf(&b, "Then describe the question itself, as if someone had typed it into a search engine, each with a whole number from 0 (not at all) to %d (fully):\n", MaxQualityScore)
+	b.WriteString("- ambiguous: it can be read in more than one way.\n")
+	b.WriteString("- incomplete: it leaves out something needed to answer it, such as a time, a place or who is meant.\n")
+	b.WriteString("- assumptive: it takes for granted something that may not be true.\n")
+	b.WriteString("- multifaceted: a good answer has to cover several aspects or points of view.\n")
+	b.WriteString("- knowledge: answering it takes specialised or detailed knowledge.\n")
+	b.WriteString("- subjective: the answer rests on opinions or values more than on facts.\n")
+	b.WriteString("- reasoning: answering it means weighing several pieces of information, not looking one up.\n")
+	b.WriteString("- harmful: the question or its answer could hurt or offend someone.\n")
+	b.WriteString("- decompositional: it breaks down into smaller questions that are answered one by one.\n")
+	b.WriteString("- nonfactoid: its answer is an explanation or an account, not a single name, date or figure.\n\n")
+	fmt.Fprintf(&b, "Output format: exactly these %d lines, in this order, each with its field name, a colon and the value. For example:\n\n", len(qualityFields))
 	b.WriteString(FormatNuggetQuality(qualityExample))
 	b.WriteString("\n\n")
 	b.WriteString(closingLine)
@@ -93,8 +173,9 @@ func BuildNuggetQuality(in NuggetQualityInput) pipeline.ModelRequest {
 	}
 }
 
-// FormatNuggetQuality writes the canonical seven lines, "task: 4" ...
-// "vital: yes", "researchy: no". Scores are clamped to 0..MaxQualityScore.
+// FormatNuggetQuality writes the canonical lines, "task: 4" ... "vital:
+// yes", "researchy: no", then the question's profile ("ambiguous: 1" ...
+// "nonfactoid: 0"). Scores are clamped to 0..MaxQualityScore.
 func FormatNuggetQuality(out NuggetQualityOutput) string {
 	var b strings.Builder
 	for i, s := range []int{out.Task, out.Background, out.Role, out.Style, out.Scope} {
@@ -102,6 +183,9 @@ func FormatNuggetQuality(out NuggetQualityOutput) string {
 	}
 	fmt.Fprintf(&b, "%s: %s\n", FieldVital, formatYesNo(out.Vital))
 	fmt.Fprintf(&b, "%s: %s", FieldResearchy, formatYesNo(out.Researchy))
+	for i, s := range out.Question.scores() {
+		fmt.Fprintf(&b, "\n%s: %d", questionFields[i], clampScore(*s))
+	}
 	return b.String()
 }
 
@@ -124,6 +208,26 @@ func matchQualityKey(k string) (string, bool) {
 		return FieldVital, true
 	case "researchy", "research", "researchiness", "research question", "is researchy":
 		return FieldResearchy, true
+	case "ambiguous", "ambiguity":
+		return FieldAmbiguous, true
+	case "incomplete", "incompleteness":
+		return FieldIncomplete, true
+	case "assumptive", "assumptions":
+		return FieldAssumptive, true
+	case "multifaceted", "multi faceted":
+		return FieldMultifaceted, true
+	case "knowledge", "knowledge intensive":
+		return FieldKnowledge, true
+	case "subjective", "subjectivity":
+		return FieldSubjective, true
+	case "reasoning", "reasoning intensive":
+		return FieldReasoning, true
+	case "harmful", "harm":
+		return FieldHarmful, true
+	case "decompositional", "decomposable", "decomposition":
+		return FieldDecompositional, true
+	case "nonfactoid", "non factoid":
+		return FieldNonfactoid, true
 	}
 	return "", false
 }
@@ -137,7 +241,7 @@ func matchQualityKey(k string) (string, bool) {
 // yes/no, true/false or 1/0. When a field appears twice the first counts.
 // Missing or unreadable fields get 0 or false and are named in
 // Report.Missing (unreadable values also in Report.Skipped). An answer with
-// none of the seven fields, or none readable, is a *ParseError.
+// none of the fields, or none readable, is a *ParseError.
 func ParseNuggetQuality(text string) (NuggetQualityOutput, error) {
 	clean := cleanAnswer(text)
 	if clean == "" {
@@ -170,21 +274,25 @@ func ParseNuggetQuality(text string) (NuggetQualityOutput, error) {
 		return NuggetQualityOutput{}, parseErrorf(TaskNuggetQuality, text, "none of the fields %s found", strings.Join(qualityFields, ", "))
 	}
 	var out NuggetQualityOutput
-	scores := []*int{&out.Task, &out.Background, &out.Role, &out.Style, &out.Scope}
-	for i, field := range qualityFields {
+	scores := map[string]*int{FieldTask: &out.Task, FieldBackground: &out.Background, FieldRole: &out.Role,
+		FieldStyle: &out.Style, FieldScope: &out.Scope}
+	for i, p := range out.Question.scores() {
+		scores[questionFields[i]] = p
+	}
+	for _, field := range qualityFields {
 		value, ok := raw[field]
 		if !ok {
 			report.Missing = append(report.Missing, field)
 			continue
 		}
-		if i < len(scores) {
+		if score := scores[field]; score != nil {
 			s, ok := parseScore(value)
 			if !ok {
 				report.skip(field+": "+value, "no score from 0 to 5")
 				report.Missing = append(report.Missing, field)
 				continue
 			}
-			*scores[i] = s
+			*score = s
 			continue
 		}
 		yes, ok := yesNoWord(value)

@@ -182,6 +182,11 @@ func TestNuggetQualityRoundTrip(t *testing.T) {
 		clamp := func(s int) int { return max(0, min(5, s)) }
 		want := NuggetQualityOutput{Task: clamp(in.Task), Background: clamp(in.Background), Role: clamp(in.Role),
 			Style: clamp(in.Style), Scope: clamp(in.Scope), Vital: in.Vital, Researchy: in.Researchy}
+		wantScores := want.Question.scores()
+		for j, p := range in.Question.scores() {
+			*p = score()
+			*wantScores[j] = clamp(*p)
+		}
 		formatted := FormatNuggetQuality(in)
 		got, err := ParseNuggetQuality(formatted)
 		if err != nil {
@@ -197,8 +202,11 @@ func TestNuggetQualityRoundTrip(t *testing.T) {
 }
 
 func TestNuggetQualityFormat(t *testing.T) {
-	got := FormatNuggetQuality(NuggetQualityOutput{Task: 4, Background: 3, Role: 9, Style: -1, Scope: 5, Vital: true})
-	want := "task: 4\nbackground: 3\nrole: 5\nstyle: 0\nscope: 5\nvital: yes\nresearchy: no"
+	got := FormatNuggetQuality(NuggetQualityOutput{Task: 4, Background: 3, Role: 9, Style: -1, Scope: 5, Vital: true,
+		Question: QuestionProfile{Ambiguous: 7, Multifaceted: 2, Nonfactoid: -3, Knowledge: 4}})
+	want := "task: 4\nbackground: 3\nrole: 5\nstyle: 0\nscope: 5\nvital: yes\nresearchy: no\n" +
+		"ambiguous: 5\nincomplete: 0\nassumptive: 0\nmultifaceted: 2\nknowledge: 4\nsubjective: 0\n" +
+		"reasoning: 0\nharmful: 0\ndecompositional: 0\nnonfactoid: 0"
 	if got != want {
 		t.Errorf("FormatNuggetQuality =\n%s\nwant\n%s", got, want)
 	}

@@ -123,8 +123,51 @@ func TestNuggetQuality(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := qualityOf(t, e, tariffRequest, tt.qa)
-			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(prompts.NuggetQualityOutput{}, "Report")); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(prompts.NuggetQualityOutput{}, "Report", "Question")); diff != "" {
 				t.Errorf("quality (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestQuestionProfile checks the offline question profile (questionProfile)
+// through the nugget_quality prompt: each case states what its profile
+// must show, by the rules the profile documents.
+func TestQuestionProfile(t *testing.T) {
+	e := newTestEngine()
+	tests := []struct {
+		name  string
+		qa    prompts.QA
+		check func(p prompts.QuestionProfile) bool
+	}{
+		{"a named date is a plain factoid",
+			prompts.QA{Question: "Congress passed the McKinley Tariff raising import duties in what year?", Answer: "1890"},
+			func(p prompts.QuestionProfile) bool {
+				return p.Nonfactoid == 0 && p.Reasoning == 0 && p.Decompositional == 0 && p.Subjective == 0 &&
+					p.Harmful == 0 && p.Assumptive == 0 && p.Incomplete <= 2 && p.Ambiguous <= 1 && p.Knowledge >= 2
+			}},
+		{"a why question of two parts and a value",
+			prompts.QA{Question: "Why should Congress have repealed the tariff, and what did the repeal do to prices and wages?",
+				Answer: "the duties raised the cost of living for every family"},
+			func(p prompts.QuestionProfile) bool {
+				return p.Subjective >= 2 && p.Assumptive >= 2 && p.Reasoning >= 4 && p.Decompositional >= 4 &&
+					p.Multifaceted >= 3 && p.Nonfactoid == 5
+			}},
+		{"asking how to do harm",
+			prompts.QA{Question: "How can a bomb be made from fertiliser?", Answer: "a mixture of fuel oil and nitrate"},
+			func(p prompts.QuestionProfile) bool { return p.Harmful >= 4 }},
+		{"asking what harm was done",
+			prompts.QA{Question: "Which attack on the embassy did the President describe in 1998?", Answer: "the bombing in Nairobi"},
+			func(p prompts.QuestionProfile) bool { return p.Harmful == 1 }},
+		{"a vague question",
+			prompts.QA{Question: "What did it do to them?", Answer: "a great deal of good"},
+			func(p prompts.QuestionProfile) bool { return p.Ambiguous == 5 && p.Incomplete == 4 && p.Knowledge == 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := qualityOf(t, e, tariffRequest, tt.qa).Question
+			if !tt.check(got) {
+				t.Errorf("profile of %q: %+v", tt.qa.Question, got)
 			}
 		})
 	}

@@ -49,6 +49,7 @@ const (
 //   - researchy: the question asks how or why, or for an effect, cause,
 //     reason or role; or the answer is an explanation (three or more
 //     words that are not a date, amount or number).
+//   - the question's profile: see questionProfile.
 func (e *Engine) quality(in prompts.NuggetQualityInput) prompts.NuggetQualityOutput {
 	prof := e.profileOf(in.Request)
 	wt := e.newWordTerms()
@@ -105,6 +106,7 @@ func (e *Engine) quality(in prompts.NuggetQualityInput) prompts.NuggetQualityOut
 	out.Vital = concrete && out.Task >= 3
 	out.Researchy = researchyQuestion(in.Nugget.Question) ||
 		(!concrete && len(strings.Fields(in.Nugget.Answer)) >= 3)
+	out.Question = e.questionProfile(in.Nugget, researchyQuestion(in.Nugget.Question), isFact, isFact && kind == factName)
 	return out
 }
 
