@@ -467,6 +467,33 @@ func selfContained(passage string, spans []pipeline.Span, i int) (start, end int
 	return start, end, text, true
 }
 
+// hasVerb reports whether a clause surely has a verb: an auxiliary or
+// modal, a common irregular past, or a word in -ed that does not follow
+// an article or a possessive (there it is an adjective: "the united
+// strength", "its revised terms"). A word in -s is no proof, as plural
+// nouns end so too ("our Hemispheric relations"): a clause whose only
+// verb is in -s ("The tax provides ...") counts as verbless, which only
+// keeps its sentence whole.
+func hasVerb(clause string) bool {
+	toks := tokenize(clause)
+	for i, t := range toks {
+		if t.kind != tokWord || t.capitalised() && !auxiliaries[t.lower()] {
+			continue
+		}
+		l := t.lower()
+		switch {
+		case auxiliaries[l], irregularPast[l]:
+			return true
+		case strings.HasSuffix(l, "ed") && len(l) > 4:
+			if i > 0 && (determiners[toks[i-1].lower()] || possessives[toks[i-1].lower()]) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
 // validSpans keeps the spans that lie inside a text of n bytes and are not
 // empty.
 func validSpans(spans []pipeline.Span, n int) []pipeline.Span {
@@ -487,9 +514,10 @@ const listSentenceChars = 400
 // trimClauses cuts a sentence longer than listSentenceChars that is a
 // series of clauses joined by semicolons to the clause stating the answer
 // (answerMatch ≥ extractAnswerMin), when that clause stands alone: six
-// words or more, no opening that leans on the clause before it ("and",
-// "which") and no reference back. Otherwise the sentence is returned as
-// it is. The clause is a verbatim part of the sentence, so the cited span
+// words or more, a verb (an item of a list of noun phrases, "the united
+// strength of the Atlantic Community", is no sentence), no opening that
+// leans on the clause before it ("and", "which") and no reference back.
+// Otherwise the sentence is returned as it is. The clause is a verbatim part of the sentence, so the cited span
 // still holds it.
 func (e *Engine) trimClauses(s string, answer []string, wt *wordTerms) string {
 	if utf8.RuneCountInString(s) <= listSentenceChars || len(answer) == 0 {
@@ -510,7 +538,7 @@ func (e *Engine) trimClauses(s string, answer []string, wt *wordTerms) string {
 	}
 	c := dropOpeners(strings.TrimSpace(best))
 	words := reWord.FindAllString(c, -1)
-	if len(words) < 6 || coordinators[strings.ToLower(words[0])] || relativeOpeners[strings.ToLower(words[0])] || referBack(c) {
+	if len(words) < 6 || coordinators[strings.ToLower(words[0])] || relativeOpeners[strings.ToLower(words[0])] || referBack(c) || !hasVerb(c) {
 		return s
 	}
 	c = upperFirst(strings.TrimRight(c, ",;: "))

@@ -280,6 +280,31 @@ func TestTrimClauses(t *testing.T) {
 	if got := e.trimClauses(back, normalize("$227 billion", wt), wt); got != back {
 		t.Errorf("a clause that refers back was kept alone: %q", got)
 	}
+	// An item of a list of noun phrases has no verb: no sentence alone
+	// (Kennedy, 1962).
+	nouns := "At times our goal has been obscured by crisis or endangered by conflict-but it draws sustenance from five basic " +
+		"sources of strength: -the moral and physical strength of the United States; -the united strength of the Atlantic " +
+		"Community; -the regional strength of our Hemispheric relations; -the creative strength of our efforts in the new and " +
+		"developing nations; and -the peace-keeping strength of the United Nations."
+	if got := e.trimClauses(nouns, normalize("Atlantic Community", wt), wt); got != nouns {
+		t.Errorf("an item of a list of noun phrases was cut out as a sentence: %q", got)
+	}
+}
+
+func TestHasVerb(t *testing.T) {
+	for s, want := range map[string]bool{
+		"The windfall profits tax on crude oil has been enacted": true,
+		"Prices rose sharply after the tariff":                   true,
+		"-the united strength of the Atlantic Community":         false,
+		"the regional strength of our Hemispheric relations":     false,
+		"its revised terms and the new schedule of duties":       false,
+		"Congress passed the act and the President signed it":    true,
+		"the peace-keeping strength of the United Nations":       false,
+	} {
+		if got := hasVerb(s); got != want {
+			t.Errorf("hasVerb(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
 
 func TestExtractAnswersATopicQuestion(t *testing.T) {
