@@ -17,7 +17,7 @@ import (
 // a candidate is assembled only when its cited text speaks of the
 // subject with a second word of the request beside an anchor. v3: and
 // cites one of the request's 100 best passages.
-const Version = "crucible-pipeline-v3"
+const Version = "crucible-pipeline-v4"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

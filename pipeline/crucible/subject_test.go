@@ -257,3 +257,54 @@ func TestSubjectTitleTermsWithinThePeriod(t *testing.T) {
 		}
 	}
 }
+
+// A lone anchor speaks of the subject with a second word of the request
+// only when it is strong: the title writes it, or the best passages favour
+// it twice as much as an anchor must be favoured. While no anchor is
+// strong, every anchor is.
+func TestSubjectStrongAnchors(t *testing.T) {
+	best := append(append(append(repeat("bosnia and the troops were sent", 10), repeat("bosnia peace talks", 30)...),
+		repeat("the airlift was sent", 5)...), repeat("nothing of note", 55)...)
+	df := fakeDocFreq(map[string]int{"bosnia": 5, "troops": 15, "airlift": 2, "sent": 60, "peacekeeping": 3})
+	req := pipeline.Request{Title: "Peacekeeping in Bosnia", ProblemStatement: "Describe the troops sent and the airlift."}
+	s, err := newSubject(context.Background(), req, best, words, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"bosnia", "troops", "airlift"} {
+		if !s.anchors[a] {
+			t.Fatalf("%q is no anchor: %v", a, s.anchors)
+		}
+	}
+	if !s.strong["bosnia"] || !s.strong["airlift"] || s.strong["troops"] {
+		t.Fatalf("strong anchors %v, want bosnia (in the title) and airlift (lift 25), not troops (lift 6.7)", s.strong)
+	}
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Troops were sent to Florida under General Gaines.", false}, // a weak anchor and a word
+		{"The airlift was sent from Germany.", true},                 // a strong anchor and a word
+		{"Our troops in Bosnia keep the peace.", true},               // two anchors
+		{"Bosnia was quiet.", false},                                 // a lone anchor
+	}
+	for _, tt := range tests {
+		if got := s.speaks(tt.text, false, false); got != tt.want {
+			t.Errorf("speaks(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+
+	// No strong anchor: the weak one speaks with a word, as before.
+	weak := pipeline.Request{Title: "Our soldiers abroad", ProblemStatement: "Describe the troops sent."}
+	df = fakeDocFreq(map[string]int{"soldiers": 400, "abroad": 300, "troops": 15, "sent": 60})
+	s, err = newSubject(context.Background(), weak, append(repeat("the troops were sent", 10), repeat("nothing of note", 90)...), words, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.strong) != 0 || !s.anchors["troops"] {
+		t.Fatalf("anchors %v strong %v, want troops and none strong", s.anchors, s.strong)
+	}
+	if !s.speaks("Troops were sent to Florida.", false, false) {
+		t.Error("with no strong anchor a weak one and a word no longer speak of the subject")
+	}
+}
