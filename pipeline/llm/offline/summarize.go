@@ -351,14 +351,40 @@ func stripHeading(s string) string {
 	if len(fields) > 2 && isEnumerator(fields[0]) {
 		k = 1
 	}
-	shouted := k
-	for shouted < len(fields)-1 && isShouted(fields[shouted]) {
+	// The heading: capitals only, one word of three capitals or more at
+	// least, short words such as "OF" and "AND" inside it ("OF
+	// INTERNATIONAL JUSTICE Pending before the Senate ...": splitting
+	// left the heading's first word in the sentence before).
+	shouted, long := k, false
+	for shouted < len(fields)-1 && allCaps(fields[shouted]) {
+		long = long || isShouted(fields[shouted])
 		shouted++
 	}
-	if shouted == k || !startsUpper(fields[shouted]) || isShouted(fields[shouted]) {
+	if !long || !startsUpper(fields[shouted]) || allCaps(fields[shouted]) {
+		// No heading; a short list number alone still goes ("(12)
+		// Legislation for the domestic use of atomic energy ...").
+		if len(fields) > 2 && isEnumerator(fields[0]) && len(strings.Trim(fields[0], "().")) <= 2 &&
+			startsUpper(fields[1]) && !allCaps(fields[1]) {
+			return strings.Join(fields[1:], " ")
+		}
 		return s
 	}
 	return strings.Join(fields[shouted:], " ")
+}
+
+// allCaps reports whether a word has letters and all of them capitals:
+// "OF", "JUSTICE", "U.S.".
+func allCaps(w string) bool {
+	letters := 0
+	for _, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			letters++
+		case unicode.IsLetter(r):
+			return false
+		}
+	}
+	return letters > 0
 }
 
 // isEnumerator reports whether a word numbers a list item: "6.", "(k)",

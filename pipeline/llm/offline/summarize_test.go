@@ -146,6 +146,12 @@ func TestStandAlone(t *testing.T) {
 		{"We must reconcile the needs of social security with full employment. (k) Education.", "We must reconcile the needs of social security with full employment."},
 		{"Mr. President, Mr. Speaker, Members of the Congress: For the first time a President delivers his message.", "For the first time a President delivers his message."},
 		{"NATO members agreed.", "NATO members agreed."},
+		{"OF INTERNATIONAL JUSTICE Pending before the Senate for nearly three years is the proposal.",
+			"Pending before the Senate for nearly three years is the proposal."},
+		{"A New Deal was proposed.", "A New Deal was proposed."}, // a one-letter word is no heading
+		{"U.S. Steel was named.", "U.S. Steel was named."},       // nor an abbreviation
+		{"(12) Legislation for the domestic use and control of atomic energy.", "Legislation for the domestic use and control of atomic energy."},
+		{"1933. That year the banks closed.", "1933. That year the banks closed."}, // a year is no list number
 		{"Mr. Mizner exceeded his authority.", "Mr. Mizner exceeded his authority."},
 		{"To the Senate and House of Representatives: Peace.", "To the Senate and House of Representatives: Peace."},
 	}
