@@ -471,7 +471,7 @@ func (s *subject) speaks(text string, anchorsOnly, inScope bool) bool {
 	if len(anchors) >= 2 {
 		return true
 	}
-	for a := range anchors {
+	for a := range anchors { // the one anchor, if any
 		return len(others) >= 1 && (len(s.strong) == 0 || s.strong[a])
 	}
 	return false

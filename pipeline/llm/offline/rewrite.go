@@ -517,8 +517,8 @@ const listSentenceChars = 400
 // words or more, a verb (an item of a list of noun phrases, "the united
 // strength of the Atlantic Community", is no sentence), no opening that
 // leans on the clause before it ("and", "which") and no reference back.
-// Otherwise the sentence is returned as it is. The clause is a verbatim part of the sentence, so the cited span
-// still holds it.
+// Otherwise the sentence is returned as it is. The clause is a verbatim
+// part of the sentence, so the cited span still holds it.
 func (e *Engine) trimClauses(s string, answer []string, wt *wordTerms) string {
 	if utf8.RuneCountInString(s) <= listSentenceChars || len(answer) == 0 {
 		return s

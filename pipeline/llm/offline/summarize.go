@@ -336,10 +336,12 @@ func mayTrailHeading(s string) bool {
 }
 
 // stripHeading removes a heading that sentence splitting left in a
-// sentence: at its start, words of three or more letters all in capitals
-// before a capitalised word, after an optional list number ("RAILWAYS We
-// have determined ...", "6. SOCIAL SECURITY Benefit payments ..."); at its
-// end, a numbered heading after the closing full stop ("(k) Education.").
+// sentence: at its start, words all in capitals (one of three letters or
+// more among them) before a capitalised word, after an optional list
+// number ("RAILWAYS We have determined ...", "6. SOCIAL SECURITY Benefit
+// payments ...", "OF INTERNATIONAL JUSTICE Pending ..."), or a short list
+// number alone ("(12) Legislation ..."); at its end, a numbered heading
+// after the closing full stop ("(k) Education.").
 func stripHeading(s string) string {
 	if mayTrailHeading(s) {
 		if m := reTrailingHeading.FindStringSubmatchIndex(s); m != nil {
