@@ -391,10 +391,12 @@ func readableQuestion(q string) bool {
 // subordinators open a dependent clause; none belongs in a plain subject.
 var subordinators = setOf(strings.Fields(`although though because while whereas if unless that than whether since`))
 
-// danglingEnds are words a question cannot end on.
+// danglingEnds are words a question cannot end on (prepositions, and the
+// participles that work as ones: "... negotiations involving?").
 var danglingEnds = setOf(strings.Fields(`and or but nor the a an of to in on at by for from with that which who whom
 	whose this these those its their his her our my your called named compose composed such than as into upon
-	between among without against toward towards along via about within over under`))
+	between among without against toward towards along via about within over under
+	involving including regarding concerning following according excluding respecting`))
 
 // echoQuestion reports whether q is a whole clause that asks in place,
 // as "Congress passed the McKinley Tariff in what year?" does: it opens

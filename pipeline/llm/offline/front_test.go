@@ -71,6 +71,7 @@ func TestReadableQuestion(t *testing.T) {
 		{"what year did it end?", false},
 		{"Of what does the control of flood water of the Mississippi and?", false},
 		{"What was made at a place called?", false},
+		{"How many years are given for Nine months of intense negotiations involving?", false},
 	}
 	for _, tt := range tests {
 		if got := readableQuestion(tt.q); got != tt.want {

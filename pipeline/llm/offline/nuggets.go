@@ -861,13 +861,26 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 func mentionQuestion(f fact, topic, marker string) string {
 	switch {
 	case f.head != "":
-		return "Which " + f.head + " is mentioned" + marker + topic + "?"
+		verb := " is"
+		if pluralNoun(f.head) {
+			verb = " are" // "Which islands are mentioned ...?"
+		}
+		return "Which " + f.head + verb + " mentioned" + marker + topic + "?"
 	case f.person:
 		return "Who is mentioned" + marker + topic + "?"
 	case f.place:
 		return "Which place is mentioned" + marker + topic + "?"
 	}
 	return "What name is mentioned" + marker + topic + "?"
+}
+
+// pluralNoun reports whether a head noun is plural: it ends in -s but not
+// in -ss, -us or -is ("islands", "states"; not "address", "census",
+// "crisis").
+func pluralNoun(w string) bool {
+	w = strings.ToLower(w)
+	return len(w) > 3 && strings.HasSuffix(w, "s") &&
+		!strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
 }
 
 // topicQuestion asks for a fact by its kind and the part of the request
@@ -930,7 +943,8 @@ func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string)
 		h = facets[0].Heading
 	}
 	h = strings.TrimRight(strings.TrimSpace(h), ".?!")
-	w := strings.ToLower(reWord.FindString(h))
+	first := reWord.FindString(h)
+	w := strings.ToLower(first)
 	switch {
 	case w == "":
 		return ""
@@ -938,8 +952,28 @@ func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string)
 		return lowerFirstWord(h)
 	case determiners[w] || possessives[w] || strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s"):
 		return lowerOpening(h)
+	case writesCapitalised(facets, first):
+		return "the " + h // a name: "the Seminole war", "the American attitude"
 	}
 	return "the " + lowerFirstWord(h)
+}
+
+// writesCapitalised reports whether a facet's description writes the
+// word with its capital inside a phrase, not as its first word: a name
+// ("the Seminole war", "the American attitude to German reparations"),
+// which a heading's capital at its start hides.
+func writesCapitalised(facets []pipeline.Facet, word string) bool {
+	if r, _ := utf8.DecodeRuneInString(word); !unicode.IsUpper(r) {
+		return false
+	}
+	for _, f := range facets {
+		for i, w := range strings.Fields(f.Description) {
+			if i > 0 && strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) == word {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // subjectPhrase is the subject of a sentence: the words before its first

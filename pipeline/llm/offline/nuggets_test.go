@@ -224,4 +224,32 @@ func TestTopicOf(t *testing.T) {
 			t.Errorf("topicOf(%q) = %q, want %q", tc.sentence, got, tc.want)
 		}
 	}
+	// A name keeps its capital: the description writes it so inside a
+	// phrase ("the Seminole war"); a common word does not ("Surplus").
+	named := []pipeline.Facet{
+		{Heading: "Seminole war", Description: "The Seminole war and the pursuit into Florida"},
+		{Heading: "American attitude to German reparations", Description: "The American attitude to German reparations"},
+	}
+	m = pipeline.NewFacetMatcher(named, terms)
+	for _, tc := range []struct{ sentence, want string }{
+		{"The Seminole war was carried into Florida.", "the Seminole war"},
+		{"German reparations were reduced again.", "the American attitude to German reparations"},
+	} {
+		if got := topicOf(m, named, tc.sentence); got != tc.want {
+			t.Errorf("topicOf(%q) = %q, want %q", tc.sentence, got, tc.want)
+		}
+	}
+}
+
+// A plural kind of name is asked with "are".
+func TestMentionQuestionAgreement(t *testing.T) {
+	for _, tc := range []struct{ head, want string }{
+		{"islands", "Which islands are mentioned regarding the cable across the Pacific?"},
+		{"treaty", "Which treaty is mentioned regarding the cable across the Pacific?"},
+		{"address", "Which address is mentioned regarding the cable across the Pacific?"},
+	} {
+		if got := mentionQuestion(fact{head: tc.head}, "the cable across the Pacific", " regarding "); got != tc.want {
+			t.Errorf("mentionQuestion(%q) = %q, want %q", tc.head, got, tc.want)
+		}
+	}
 }
