@@ -377,16 +377,22 @@ func stripHeading(s string) string {
 // allCaps reports whether a word has letters and all of them capitals:
 // "OF", "JUSTICE", "U.S.".
 func allCaps(w string) bool {
-	letters := 0
+	n, ok := capitalLetters(w)
+	return ok && n > 0
+}
+
+// capitalLetters counts a word's letters; ok is false when one of them is
+// not a capital.
+func capitalLetters(w string) (n int, ok bool) {
 	for _, r := range w {
 		switch {
 		case unicode.IsUpper(r):
-			letters++
+			n++
 		case unicode.IsLetter(r):
-			return false
+			return n, false
 		}
 	}
-	return letters > 0
+	return n, true
 }
 
 // isEnumerator reports whether a word numbers a list item: "6.", "(k)",
@@ -409,16 +415,8 @@ func isEnumerator(w string) bool {
 }
 
 func isShouted(w string) bool {
-	letters := 0
-	for _, r := range w {
-		switch {
-		case unicode.IsUpper(r):
-			letters++
-		case unicode.IsLetter(r):
-			return false
-		}
-	}
-	return letters >= 3
+	n, ok := capitalLetters(w)
+	return ok && n >= 3
 }
 
 func startsUpper(w string) bool {
