@@ -235,6 +235,13 @@ func frontQuestion(body, wh, after string) string {
 	subject = lowerOpening(subject)
 	v := toks[verb].text
 	lv := strings.ToLower(v)
+	if !auxiliaries[lv] && (finiteVerbIn(toks[verb+1:]) || finiteVerbIn(sameClause(after))) {
+		// "the commissioners appointed under the treaty met at
+		// Philadelphia", "Civil perturbations in the Samoan Islands have
+		// been ...": the word taken for the verb modifies the subject or
+		// is a noun, and the clause's verb comes later.
+		return ""
+	}
 	var aux, main string
 	switch {
 	case auxiliaries[lv]:
@@ -266,6 +273,39 @@ func frontQuestion(body, wh, after string) string {
 		}
 	}
 	return q
+}
+
+// finiteOnly are verb forms that are finite whatever precedes them: the
+// auxiliaries but "be", "been" and "being", and simple pasts that are no
+// participle ("went", not "made").
+var finiteOnly = setOf(strings.Fields(`is was are were has have had will would shall should can could may might must
+	took gave came went began became rose fell grew knew ran saw wrote drew broke chose drove flew froze rode rang
+	sank shook spoke stole swore swam tore threw withdrew overcame undertook met`))
+
+// finiteVerbIn reports whether toks hold a lower-case finite verb form
+// (finiteOnly): a second verb after the one a question moves.
+func finiteVerbIn(toks []token) bool {
+	for _, t := range toks {
+		if t.kind == tokWord && !t.capitalised() && finiteOnly[t.lower()] {
+			return true
+		}
+	}
+	return false
+}
+
+// sameClause returns the tokens of what follows a wh-phrase up to the end
+// of its clause: the first comma, semicolon or colon, or a coordinator or
+// subordinator that opens another clause (none when it opens with one).
+func sameClause(after string) []token {
+	toks := tokenize(after)
+	for i, t := range toks {
+		l := t.lower()
+		if t.kind == tokSymbol && (t.text == "," || t.text == ";" || t.text == ":") ||
+			t.kind == tokWord && (coordinators[l] || danglingOpeners[l]) {
+			return toks[:i]
+		}
+	}
+	return toks
 }
 
 // frontSubjectQuestion fronts a wh-phrase that ends the subject (body,
