@@ -11,9 +11,10 @@ import (
 // the answer stood in the source sentence ("Congress passed the McKinley
 // Tariff in what year?"). frontQuestion moves it.
 
-// irregularBase maps the common irregular past forms to their base form.
+// irregularBase maps the common irregular past forms to their base form,
+// and the regular ones pastBase would get wrong ("added").
 var irregularBase = map[string]string{
-	"made": "make", "took": "take", "gave": "give", "came": "come", "went": "go", "began": "begin", "said": "say",
+	"added": "add", "made": "make", "took": "take", "gave": "give", "came": "come", "went": "go", "began": "begin", "said": "say",
 	"held": "hold", "left": "leave", "sent": "send", "built": "build", "paid": "pay", "brought": "bring",
 	"found": "find", "became": "become", "rose": "rise", "fell": "fall", "grew": "grow", "won": "win", "lost": "lose",
 	"met": "meet", "led": "lead", "kept": "keep", "spent": "spend", "sold": "sell", "bought": "buy", "told": "tell",
@@ -35,11 +36,16 @@ func pastBase(w string) (string, bool) {
 	if b, ok := irregularBase[w]; ok {
 		return b, true
 	}
-	if !strings.HasSuffix(w, "ed") || len(w) < 5 {
+	if !strings.HasSuffix(w, "ed") || len(w) < 5 || notPast[w] {
 		return "", false
 	}
 	stem := w[:len(w)-2]
 	n := len(stem)
+	// before is the letter before the stem's last one, or 0.
+	before := byte(0)
+	if n >= 2 {
+		before = stem[n-2]
+	}
 	switch {
 	case strings.HasSuffix(w, "ied"):
 		return w[:len(w)-3] + "y", true
@@ -55,9 +61,22 @@ func pastBase(w string) (string, bool) {
 	case strings.HasSuffix(stem, "rg") || strings.HasSuffix(stem, "rc") || strings.HasSuffix(stem, "rs") ||
 		strings.HasSuffix(stem, "ps") || strings.HasSuffix(stem, "ns") || strings.HasSuffix(stem, "ng") && n >= 4 && stem[n-3] != 'i':
 		return stem + "e", true // "emerged", "forced", "nursed", "collapsed", "licensed", "changed"
+	case strings.HasSuffix(stem, "v") || strings.HasSuffix(stem, "th") || strings.HasSuffix(stem, "dg"):
+		return stem + "e", true // "involved", "served", "breathed", "judged": no English verb ends so
+	case n >= 3 && strings.ContainsRune("bdklm", rune(stem[n-1])) && isVowel(before) && !isVowel(stem[n-3]) && stem[n-1] != 'l' && (stem[n-1] != 'd' || before == 'u' || before == 'i'):
+		return stem + "e", true // "described", "concluded", "decided", "invoked", "assumed"; not "avoided", "claimed"
+	case n >= 3 && stem[n-1] == 'l' && (before == 'i' || before == 'u') && !isVowel(stem[n-3]):
+		return stem + "e", true // "compiled", "ruled", "scheduled"; not "failed"
+	case n >= 3 && stem[n-1] == 'l' && strings.IndexByte("bptdgkcfz", before) >= 0:
+		return stem + "e", true // "enabled", "settled", "handled"
+	case n >= 3 && strings.HasSuffix(stem, "in") && !isVowel(stem[n-3]):
+		return stem + "e", true // "destined", "determined", "combined"; not "obtained", "joined"
 	}
 	return stem, true
 }
+
+// notPast are words in -ed that are no past tense.
+var notPast = setOf(strings.Fields(`hundred kindred sacred naked wicked rugged ragged crooked`))
 
 func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
 
