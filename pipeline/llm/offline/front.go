@@ -254,11 +254,10 @@ func frontQuestion(body, wh, after string) string {
 	subject = lowerOpening(subject)
 	v := toks[verb].text
 	lv := strings.ToLower(v)
-	if !auxiliaries[lv] && (finiteVerbIn(toks[verb+1:]) || finiteVerbIn(sameClause(after))) {
+	if !auxiliaries[lv] && finiteVerbIn(toks[verb+1:]) {
 		// "the commissioners appointed under the treaty met at
-		// Philadelphia", "Civil perturbations in the Samoan Islands have
-		// been ...": the word taken for the verb modifies the subject or
-		// is a noun, and the clause's verb comes later.
+		// Philadelphia": the word in -ed modifies the subject, and the
+		// clause's verb comes later.
 		return ""
 	}
 	var aux, main string
@@ -310,21 +309,6 @@ func finiteVerbIn(toks []token) bool {
 		}
 	}
 	return false
-}
-
-// sameClause returns the tokens of what follows a wh-phrase up to the end
-// of its clause: the first comma, semicolon or colon, or a coordinator or
-// subordinator that opens another clause (none when it opens with one).
-func sameClause(after string) []token {
-	toks := tokenize(after)
-	for i, t := range toks {
-		l := t.lower()
-		if t.kind == tokSymbol && (t.text == "," || t.text == ";" || t.text == ":") ||
-			t.kind == tokWord && (coordinators[l] || danglingOpeners[l]) {
-			return toks[:i]
-		}
-	}
-	return toks
 }
 
 // frontSubjectQuestion fronts a wh-phrase that ends the subject (body,
