@@ -117,6 +117,10 @@ var goldSets = []goldSet{
 	// 0.708 of the engine's sentences on topic against the baseline's
 	// 0.784 (issue 11 stays open; testdata/eval/README.md).
 	{"sotu7 (held out)", "sotu7-requests.jsonl", "sotu7-nuggets.jsonl", "sotu7-topics.jsonl", 0.08, 0},
+	// sotu8 and sotu9: their blind first runs (session 14) are this
+	// engine's figures (testdata/eval/README.md).
+	{"sotu8 (held out)", "sotu8-requests.jsonl", "sotu8-nuggets.jsonl", "sotu8-topics.jsonl", maxOnTopicGap, 0},
+	{"sotu9 (held out)", "sotu9-requests.jsonl", "sotu9-nuggets.jsonl", "sotu9-topics.jsonl", maxOnTopicGap, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
