@@ -260,6 +260,11 @@ func frontQuestion(body, wh, after string) string {
 		// clause's verb comes later.
 		return ""
 	}
+	if passiveParticiple(toks, verb) {
+		// "The commission appointed by the President": no "did the
+		// commission appoint by the President".
+		return ""
+	}
 	var aux, main string
 	switch {
 	case auxiliaries[lv]:
@@ -293,6 +298,23 @@ func frontQuestion(body, wh, after string) string {
 	return q
 }
 
+// passiveParticiple reports whether the word in -ed at toks[i] is a
+// participle with its agent after it ("appointed by the President"): a
+// question cannot ask "did the commission appoint by the President".
+// Words of change keep "by" for their amount ("increased by 10 per
+// cent").
+func passiveParticiple(toks []token, i int) bool {
+	l := toks[i].lower()
+	if !strings.HasSuffix(l, "ed") || byAmount[l] || i+1 >= len(toks) || toks[i+1].lower() != "by" {
+		return false
+	}
+	return true
+}
+
+// byAmount are verbs of change whose "by" gives the amount.
+var byAmount = setOf(strings.Fields(`increased decreased reduced raised lowered augmented diminished exceeded
+	lessened multiplied advanced declined dropped gained grew rose fell`))
+
 // finiteOnly are verb forms that are finite whatever precedes them: the
 // auxiliaries but "be", "been" and "being", and simple pasts that are no
 // participle ("went", not "made").
@@ -315,8 +337,10 @@ func finiteVerbIn(toks []token) bool {
 // whose preposition frontQuestion moved into wh) when after opens with
 // the verb: an auxiliary or a past tense.
 func frontSubjectQuestion(body string, toks []token, wh, after string) string {
-	if len(toks) == 0 || !strings.Contains(wh, " ") {
-		return "" // no preposition moved: the wh-phrase is the subject
+	if f := strings.Fields(wh); len(toks) == 0 || len(f) < 2 || !prepositions[f[0]] && !phraseOpeners[f[0]] {
+		// No preposition moved: the wh-phrase is (part of) the subject
+		// ("The successful [which conference] held in Geneva").
+		return ""
 	}
 	subject := strings.TrimSpace(body)
 	if !cleanSubject(toks) {
@@ -330,6 +354,9 @@ func frontSubjectQuestion(body string, toks []token, wh, after string) string {
 	rest := strings.TrimSpace(after[at[0].end:])
 	if !simpleRest(rest) {
 		return ""
+	}
+	if !auxiliaries[v] && finiteVerbIn(at[1:]) {
+		return "" // a participle, the clause's verb later (see frontQuestion)
 	}
 	parts := []string{upperFirst(whomAfterPreposition(wh))}
 	switch {

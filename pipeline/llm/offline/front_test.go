@@ -57,6 +57,17 @@ func TestFrontQuestion(t *testing.T) {
 		{"The whole amount of public money transferred by the Bank of the United States in 1832 was", "how much", "", ""},
 		// A participle after the verb's object is no second verb.
 		{"The Senate ratified the treaty signed at London", "in what year", "", "In what year did the Senate ratify the treaty signed at London"},
+		// A participle with its agent is no verb to ask "did" with; a
+		// verb of change keeps "by" for its amount.
+		{"The commission appointed by the President", "on what date", "", ""},
+		{"The revenue increased by", "how much", "", "By how much did the revenue increase"},
+		{"The receipts increased by $5,000,000 in", "what year", "", "In what year did the receipts increase by $5,000,000"},
+		// A word in -s after an adjective is a plural noun, not the verb.
+		{"The late serious difficulties between the United States and", "what", " respecting the right of search", ""},
+		// The wh-phrase inside the subject, a participle after it and the
+		// clause's verb later: no question.
+		{"The successful", "which conference", " held in Geneva under United Nations auspices have been practical steps", ""},
+		{"The estimates for", "what year", " were reduced", "For what year were the estimates reduced"},
 	}
 	for _, tt := range tests {
 		if got := frontQuestion(tt.body, tt.wh, tt.after); got != tt.want {
@@ -92,6 +103,17 @@ func TestReadableQuestion(t *testing.T) {
 	for _, tt := range tests {
 		if got := readableQuestion(tt.q); got != tt.want {
 			t.Errorf("readableQuestion(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+func TestCountable(t *testing.T) {
+	for noun, want := range map[string]bool{
+		"troops": true, "new housing units": true, "men": true, "regular troops": true,
+		"family": false, "representing": false, "new housing": false, "": false, "census": false,
+	} {
+		if got := countable(noun); got != want {
+			t.Errorf("countable(%q) = %v, want %v", noun, got, want)
 		}
 	}
 }

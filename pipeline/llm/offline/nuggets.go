@@ -690,7 +690,10 @@ func looksLikeVerb(toks []token, i int) bool {
 	case strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss") && len(l) > 3 && i > 0:
 		prev := toks[i-1]
 		pl := prev.lower()
-		return prev.kind == tokWord && !determiners[pl] && !possessives[pl] && !prepositions[pl] && !numberWordsOrScale(pl)
+		// After an article, a possessive, a preposition, a number or an
+		// adjective ("the late serious difficulties") it is a plural noun.
+		return prev.kind == tokWord && !determiners[pl] && !possessives[pl] && !prepositions[pl] && !numberWordsOrScale(pl) &&
+			!(!prev.capitalised() && adjectiveLike(pl))
 	}
 	return false
 }
@@ -843,7 +846,7 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 	case factPercent:
 		q = "What percentage is given for %s?"
 	case factQuantity:
-		if f.noun != "" {
+		if countable(f.noun) {
 			return fmt.Sprintf("How many %s are given for %s?", f.noun, kp)
 		}
 		q = "What number is given for %s?"
@@ -883,6 +886,23 @@ func pluralNoun(w string) bool {
 		!strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
 }
 
+// countable reports whether a quantity's unit can follow "How many": its
+// last word is a plural noun ("troops", "new housing units", "men"); not
+// "family" of "1 million family housing units" cut short, nor a
+// participle ("eight representing the public").
+func countable(noun string) bool {
+	ws := strings.Fields(noun)
+	if len(ws) == 0 {
+		return false
+	}
+	last := strings.ToLower(ws[len(ws)-1])
+	return pluralNoun(last) || irregularPlurals[last]
+}
+
+// irregularPlurals are plural nouns without the -s ending.
+var irregularPlurals = setOf(strings.Fields(`men women children people persons feet teeth geese mice oxen cattle
+	sheep deer swine fish personnel police aircraft alumni data criteria phenomena`))
+
 // topicQuestion asks for a fact by its kind and the part of the request
 // its sentence serves (topic: "the surplus that drove the debate", see
 // topicOf): "What sum of money is given regarding the surplus that drove
@@ -911,7 +931,7 @@ func topicQuestion(f fact, topic string) string {
 		what = "What percentage is given"
 	case factQuantity:
 		what = "What number is given"
-		if f.noun != "" {
+		if countable(f.noun) {
 			what = "How many " + f.noun + " are given"
 		}
 	default:
