@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline"
 )
@@ -110,6 +111,11 @@ type subject struct {
 	// years) that its best passages favour (secondWordMinLift): a second
 	// word of the request beside an anchor (see speaks).
 	words map[string]bool
+	// namedAfter maps an anchor the request writes only after one and the
+	// same capitalised word to that word's term ("korea" → "north" for a
+	// request on North Korea): after another capitalised word ("South
+	// Korea") the anchor names something else (see otherName).
+	namedAfter map[string]string
 	// strong are the anchors that speak of the subject with a second word
 	// of the request beside them: those the title writes, and the others
 	// at least strongAnchorLift times as frequent among the best passages
@@ -278,6 +284,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 			s.strong[t] = true
 		}
 	}
+	s.namedAfter = namedAfter(text, terms, s.anchors)
 	inPhrase := map[string]bool{}
 	for p := range s.phrases {
 		inPhrase[p[0]], inPhrase[p[1]] = true, true
@@ -454,13 +461,15 @@ func (s *subject) speaks(text string, anchorsOnly, inScope bool) bool {
 	}
 	ts := s.terms(text)
 	anchors, others := map[string]bool{}, map[string]bool{}
+	other := s.otherNames(text)
 	for i, t := range ts {
 		if !anchorsOnly && i+1 < len(ts) && s.phrases[[2]string{t, ts[i+1]}] {
 			return true
 		}
 		switch {
-		case s.anchors[t]:
+		case s.anchors[t] && !other[t]:
 			anchors[t] = true
+		case s.anchors[t]:
 		case s.words[t] || inScope && s.titled[t]:
 			others[t] = true
 		}
@@ -475,4 +484,87 @@ func (s *subject) speaks(text string, anchorsOnly, inScope bool) bool {
 		return len(others) >= 1 && (len(s.strong) == 0 || s.strong[a])
 	}
 	return false
+}
+
+// namedAfter finds the anchors that are names — the request writes them
+// capitalised each time — written each time after one and the same
+// capitalised word ("North Korea", "Puerto Rico", "Muscle Shoals"), and
+// maps them to that word's term (see subject.namedAfter). A capitalised
+// word across a comma or a bracket is no part of the name.
+func namedAfter(text string, terms func(string) []string, anchors map[string]bool) map[string]string {
+	before := map[string]string{} // anchor → the term before it, "" when it is no such name
+	for _, part := range splitParts(text) {
+		eachNamePair(part, terms, func(prev, t string, capital bool) {
+			if !anchors[t] {
+				return
+			}
+			if p, ok := before[t]; !capital || ok && p != prev {
+				before[t] = ""
+				return
+			}
+			before[t] = prev
+		})
+	}
+	out := map[string]string{}
+	for t, p := range before {
+		if p != "" {
+			out[t] = p
+		}
+	}
+	return out
+}
+
+// eachNamePair calls fn for each word of text with a term: the term,
+// the term of the capitalised word right before it within a phrase (""
+// when that word is in lower case, has no term, or there is none), and
+// whether the word itself is capitalised.
+func eachNamePair(text string, terms func(string) []string, fn func(prev, t string, capital bool)) {
+	for _, phrase := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune(",()[]\"“”—–", r) }) {
+		prev := ""
+		for _, w := range strings.FieldsFunc(phrase, notWordRune) {
+			r, _ := utf8.DecodeRuneInString(w)
+			ts := terms(w)
+			for _, t := range ts {
+				fn(prev, t, unicode.IsUpper(r))
+			}
+			prev = ""
+			if unicode.IsUpper(r) && len(ts) == 1 && !honorifics[strings.ToLower(w)] {
+				prev = ts[0]
+			}
+		}
+	}
+}
+
+// honorifics stand before a person's name without being part of it
+// ("President Gore", "General Jackson").
+var honorifics = map[string]bool{"president": true, "vice": true, "mr": true, "mrs": true, "secretary": true,
+	"general": true, "senator": true, "governor": true, "king": true, "queen": true, "emperor": true, "chairman": true,
+	"minister": true, "prime": true, "admiral": true, "commodore": true, "captain": true, "colonel": true, "judge": true,
+	"justice": true, "dr": true, "sir": true, "lord": true, "ambassador": true, "chief": true}
+
+// otherNames returns the anchors that text writes only after a
+// capitalised word other than the one the request writes them after
+// ("South Korea" in a report on North Korea): there they name something
+// else.
+func (s *subject) otherNames(text string) map[string]bool {
+	if len(s.namedAfter) == 0 {
+		return nil
+	}
+	other, same := map[string]bool{}, map[string]bool{}
+	for _, part := range splitParts(text) {
+		eachNamePair(part, s.terms, func(prev, t string, _ bool) {
+			want, ok := s.namedAfter[t]
+			switch {
+			case !ok:
+			case prev != "" && prev != want:
+				other[t] = true
+			default:
+				same[t] = true
+			}
+		})
+	}
+	for t := range same {
+		delete(other, t)
+	}
+	return other
 }

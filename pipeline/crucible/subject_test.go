@@ -308,3 +308,40 @@ func TestSubjectStrongAnchors(t *testing.T) {
 		t.Error("with no strong anchor a weak one and a word no longer speak of the subject")
 	}
 }
+
+func TestSubjectOtherName(t *testing.T) {
+	best := append(append(repeat("north korea and its nuclear program", 20), repeat("iran and uranium enrichment", 20)...), repeat("nothing of note", 60)...)
+	df := fakeDocFreq(map[string]int{"korea": 20, "north": 200, "iran": 20, "nuclear": 30, "uranium": 5, "enrich": 5, "agreement": 40})
+	req := pipeline.Request{
+		Title:            "Stopping the nuclear programs of North Korea and Iran",
+		ProblemStatement: "Describe the agreement that froze North Korea's nuclear program and the demands on Iran to end uranium enrichment.",
+	}
+	s, err := newSubject(context.Background(), req, best, words, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.anchors["korea"] || s.namedAfter["korea"] != "north" {
+		t.Fatalf("anchors %v, namedAfter %v: want korea, named after north", s.anchors, s.namedAfter)
+	}
+	if _, ok := s.namedAfter["iran"]; ok {
+		t.Fatalf("iran is written after no capitalised word, yet namedAfter = %v", s.namedAfter)
+	}
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"We signed an agreement with North Korea.", true},                     // the request's name
+		{"We finalized a trade agreement with South Korea.", false},            // another name
+		{"South Korea and North Korea signed an agreement.", true},             // the request's name too
+		{"The agreement froze Korea's program.", true},                         // no name before it
+		{"A trade agreement with Iran and South Korea was signed.", true},      // another anchor
+		{"South Korea opposed uranium enrichment.", true},                      // other anchors
+		{"The Nuclear Agreement with Korea stands; South Korea agreed.", true}, // once as the request writes it
+		{"Talks with South Korea on an agreement continued in Seoul.", false},  // another name only
+	}
+	for _, tt := range tests {
+		if got := s.speaks(tt.text, false, false); got != tt.want {
+			t.Errorf("speaks(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
