@@ -189,6 +189,12 @@ func TestCleanSentence(t *testing.T) {
 		{"However, in addition, wool rose (sharply)", "Wool rose (sharply)."},
 		{"Mr. Speaker, Members of Congress: The tariff passed in 1890.", "The tariff passed in 1890."},
 		{"• 12 percent of imports were taxed", "12 percent of imports were taxed."},
+		// A phrase that opens like an opener but leads a prepositional
+		// phrase stays (Taft 1912: "As a result of the efforts ...").
+		{"As a result of the efforts of this Government, a loan was made", "As a result of the efforts of this Government, a loan was made."},
+		{"As a result, a loan was made", "A loan was made."},
+		{"In addition to the tariff, duties rose", "In addition to the tariff, duties rose."},
+		{"Besides the treaty, a convention was signed", "Besides the treaty, a convention was signed."},
 	}
 	for _, tt := range tests {
 		if got := cleanSentence(tt.in); got != tt.want {

@@ -42,8 +42,8 @@ var discourseOpeners = []string{
 	"Further, ", "Finally, ", "Lastly, ", "Meanwhile, ", "In the meantime, ", "At the same time, ",
 	"On the other hand, ", "On the contrary, ", "In short, ", "In fact, ", "Of course, ", "Then, ", "Now, ",
 	"First, ", "Second, ", "Third, ", "Secondly, ", "Thirdly, ", "Likewise, ", "Similarly, ", "Instead, ",
-	"As a result, ", "As a result ", "For this reason, ", "For this reason ", "To this end, ", "In this connection, ",
-	"In this regard, ", "In the first place, ", "In the second place, ", "In addition ", "In fact ", "Besides ",
+	"As a result, ", "For this reason, ", "For this reason ", "To this end, ", "In this connection, ",
+	"In this regard, ", "In the first place, ", "In the second place, ", "In fact ",
 }
 
 // dropOpeners removes the discourse openers at the start of s, repeatedly
@@ -473,10 +473,15 @@ func selfContained(passage string, spans []pipeline.Span, i int) (start, end int
 // strength", "its revised terms"). A word in -s is no proof, as plural
 // nouns end so too ("our Hemispheric relations"): a clause whose only
 // verb is in -s ("The tax provides ...") counts as verbless, which only
-// keeps its sentence whole.
+// keeps its sentence whole. Only the main clause counts: no verb after a
+// word that opens a dependent clause ("which", "when"), nor a participle
+// with its agent ("in the revenue yielded by them, which ... has swollen").
 func hasVerb(clause string) bool {
 	toks := tokenize(clause)
 	for i, t := range toks {
+		if t.kind == tokWord && dependentOpeners[t.lower()] {
+			return false // what follows belongs to a dependent clause
+		}
 		if t.kind != tokWord || t.capitalised() && !auxiliaries[t.lower()] {
 			continue
 		}
@@ -485,14 +490,21 @@ func hasVerb(clause string) bool {
 		case auxiliaries[l], irregularPast[l]:
 			return true
 		case strings.HasSuffix(l, "ed") && len(l) > 4:
-			if i > 0 && (determiners[toks[i-1].lower()] || possessives[toks[i-1].lower()]) {
-				continue
+			if i > 0 && (determiners[toks[i-1].lower()] || possessives[toks[i-1].lower()]) ||
+				i+1 < len(toks) && toks[i+1].lower() == "by" {
+				continue // an adjective, or a participle with its agent ("yielded by them")
 			}
 			return true
 		}
 	}
 	return false
 }
+
+// dependentOpeners open a dependent clause: a verb after one is not the
+// main clause's ("the staying of warlike preparations when Haiti and the
+// Dominican Republic were on the verge of hostilities" has none).
+var dependentOpeners = setOf(strings.Fields(`which who whom whose that when where while if because although though
+	since unless until whereas`))
 
 // validSpans keeps the spans that lie inside a text of n bytes and are not
 // empty.

@@ -300,6 +300,11 @@ func TestHasVerb(t *testing.T) {
 		"its revised terms and the new schedule of duties":       false,
 		"Congress passed the act and the President signed it":    true,
 		"the peace-keeping strength of the United Nations":       false,
+		// The verb of a dependent clause, or a participle with its agent,
+		// is not the main clause's (Taft 1912, John Quincy Adams 1828).
+		"the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of hostilities": false,
+		"in the revenue yielded by them, which from $67,000 has swollen to upward of $1,500,000":                     false,
+		"The Congress declared that the act was void":                                                                true,
 	} {
 		if got := hasVerb(s); got != want {
 			t.Errorf("hasVerb(%q) = %v, want %v", s, got, want)
