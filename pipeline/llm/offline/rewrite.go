@@ -239,7 +239,7 @@ const (
 	// recommend ...", "Congress should ...", a proposed text that "shall").
 	stanceProposal
 	// stanceOpinion states a belief, a hope or a judgement ("I believe
-	// ...", "it is doubtful").
+	// ...", "it is doubtful", "a most deplorable incident").
 	stanceOpinion
 	// stanceReported tells what others claimed or predicted ("It was
 	// predicted that ...", "its advocates insisted ...").
@@ -255,7 +255,9 @@ var (
 	normativeWords = setOf(strings.Fields(`should ought must shall`))
 	opinionWords   = setOf(strings.Fields(`believe believes believed think thinks trust hope hopes hoped
 		feel feels doubt doubtful convinced conviction opinion judgment judgement confident regret regrets
-		fear fears deplore undoubtedly doubtless perhaps probably`))
+		fear fears deplore undoubtedly doubtless perhaps probably
+		deplorable discreditable abominable hideous shameful disgraceful lamentable outrageous intolerable
+		reprehensible iniquitous infamous atrocious unjust unwise`))
 	reportedWords = setOf(strings.Fields(`claimed claim claims alleged allege alleges predicted prophesied promised
 		assured insisted contended argued asserted rumored rumoured charged`))
 	// romanNumeralBefore are the words after which "I" is a numeral

@@ -221,6 +221,11 @@ func TestClassify(t *testing.T) {
 		{"Congress should repeal the act.", stanceProposal},
 		{"No State shall deny the right to vote.", stanceProposal},
 		{"I believe the tariff is too high.", stanceOpinion},
+		// A judgement is an opinion too, not a fact to report (Harrison,
+		// 1891; Theodore Roosevelt, 1906).
+		{"The lynching at New Orleans of eleven men was a most deplorable and discreditable incident.", stanceOpinion},
+		{"The greatest existing cause of lynching is the perpetration of the hideous crime of rape.", stanceOpinion},
+		{"The lynching at New Orleans took place in March.", stanceFact},
 		{"Its advocates claimed that prices would fall.", stanceReported},
 	}
 	for _, tt := range tests {
