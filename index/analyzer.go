@@ -46,12 +46,14 @@ const stemCacheMax = 1 << 20
 
 // stemCache is a Porter stemmer token filter with a memory. Readers look
 // words up in an immutable map without locking; the words a call had to
-// stem are gathered and published in a new map once there are enough of
-// them (an eighth of the map), so copying costs O(1) per word overall.
+// stem are gathered and published in a new map once calls have missed an
+// eighth of the map's size since the last time (see grownCopy), so
+// copying costs O(1) per miss overall.
 type stemCache struct {
 	cur     atomic.Pointer[map[string][]byte] // word → stem, never modified
 	mu      sync.Mutex
 	pending map[string][]byte
+	misses  int // lookups missed since the last publication
 }
 
 // Filter stems every token that is not a keyword, as Bleve's Porter
@@ -91,22 +93,27 @@ func (s *stemCache) remember(words [][2][]byte) {
 	for _, w := range words {
 		s.pending[string(w[0])] = w[1]
 	}
+	s.misses += len(words)
 	var known map[string][]byte
 	if m := s.cur.Load(); m != nil {
 		known = *m
 	}
-	if next := grownCopy(known, s.pending, stemCacheMax); next != nil {
+	if next := grownCopy(known, s.pending, s.misses, stemCacheMax); next != nil {
 		s.cur.Store(&next)
-		s.pending = nil
+		s.pending, s.misses = nil, 0
 	}
 }
 
-// grownCopy returns a new map holding known and pending once pending has
-// grown to an eighth of known (at least 64 entries), so that publishing
-// copies O(1) entries per word; nil while pending is smaller, or when
-// known holds limit entries already.
-func grownCopy[V any](known, pending map[string]V, limit int) map[string]V {
-	if len(pending) < max(64, len(known)/8) || len(known) >= limit {
+// grownCopy returns a new map holding known and pending once the lookups
+// missed since the last publication (misses) come to an eighth of known
+// (at least 64), so that publishing copies O(1) entries per miss; nil
+// before, when pending is empty, or when known holds limit entries
+// already. Misses are counted rather than pending words: a word that
+// waits in pending is missed again by every lookup until it is
+// published, so counting it once would leave the last words of a
+// collection's vocabulary unpublished for the rest of a build.
+func grownCopy[V any](known, pending map[string]V, misses, limit int) map[string]V {
+	if len(pending) == 0 || misses < max(64, len(known)/8) || len(known) >= limit {
 		return nil
 	}
 	next := make(map[string]V, len(known)+len(pending))
@@ -130,6 +137,7 @@ type wordAnalyzer struct {
 	cur     atomic.Pointer[map[string]*word] // never modified once published
 	mu      sync.Mutex
 	pending map[string]*word
+	misses  int // lookups missed since the last publication
 }
 
 // word is what the filters make of a word: its term, or dropped.
@@ -249,8 +257,9 @@ func (w *wordAnalyzer) field(text string) *termsField {
 	return f
 }
 
-// remember publishes the words a call filtered, in a new map once there
-// are enough of them (an eighth of the map): O(1) copying per word.
+// remember publishes the words a call filtered, in a new map once calls
+// have missed an eighth of the map's size since the last publication:
+// O(1) copying per miss.
 func (w *wordAnalyzer) remember(words []missed) {
 	if len(words) == 0 {
 		return
@@ -263,9 +272,10 @@ func (w *wordAnalyzer) remember(words []missed) {
 	for _, m := range words {
 		w.pending[m.raw] = m.w
 	}
+	w.misses += len(words)
 	known := w.known()
-	if next := grownCopy(known, w.pending, wordCacheMax); next != nil {
+	if next := grownCopy(known, w.pending, w.misses, wordCacheMax); next != nil {
 		w.cur.Store(&next)
-		w.pending = nil
+		w.pending, w.misses = nil, 0
 	}
 }

@@ -118,3 +118,37 @@ func TestMatchesAnalysesOnlyWhatCanMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestWordCachePublishesRepeatedMisses checks that words missed again and
+// again are published even when no new word comes: a vocabulary's last
+// few words (fewer than the eighth of the cache that publishing waits for)
+// must not be filtered anew on every later occurrence.
+func TestWordCachePublishesRepeatedMisses(t *testing.T) {
+	w, ok := newAnalyzer(mapping.NewIndexMapping().AnalyzerNamed(en.AnalyzerName)).(*wordAnalyzer)
+	if !ok {
+		t.Fatal("the English analyzer is no wordAnalyzer")
+	}
+	// 100 distinct words publish at once (at least 64 misses).
+	var first []string
+	for i := 0; i < 100; i++ {
+		first = append(first, "word"+strings.Repeat("x", i%10)+string(rune('a'+i/10)))
+	}
+	w.field(strings.Join(first, " "))
+	if got := len(w.known()); got != 100 {
+		t.Fatalf("%d words published after the first text, want 100", got)
+	}
+	// Three new words, then the same text again and again: each pass
+	// misses them until they are published.
+	again := "tariff reciprocity treaty"
+	for i := 0; i < 30; i++ {
+		w.field(again)
+	}
+	for _, word := range strings.Fields(again) {
+		if _, ok := w.known()[word]; !ok {
+			t.Errorf("%q, missed 30 times, is still not published", word)
+		}
+	}
+	if f := w.field(again); f.length != 3 || len(f.freqs) != 3 {
+		t.Errorf("field(%q) = length %d, %d terms; want 3 and 3", again, f.length, len(f.freqs))
+	}
+}
