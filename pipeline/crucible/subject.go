@@ -114,7 +114,7 @@ type subject struct {
 	// namedAfter maps an anchor the request writes only after one and the
 	// same capitalised word to that word's term ("korea" → "north" for a
 	// request on North Korea): after another capitalised word ("South
-	// Korea") the anchor names something else (see otherName).
+	// Korea") the anchor names something else (see otherNames).
 	namedAfter map[string]string
 	// strong are the anchors that speak of the subject with a second word
 	// of the request beside them: those the title writes, and the others
@@ -470,6 +470,7 @@ func (s *subject) speaks(text string, anchorsOnly, inScope bool) bool {
 		case s.anchors[t] && !other[t]:
 			anchors[t] = true
 		case s.anchors[t]:
+			// Another name ("South Korea"): neither anchor nor word.
 		case s.words[t] || inScope && s.titled[t]:
 			others[t] = true
 		}

@@ -195,6 +195,7 @@ func TestCleanSentence(t *testing.T) {
 		{"As a result, a loan was made", "A loan was made."},
 		{"In addition to the tariff, duties rose", "In addition to the tariff, duties rose."},
 		{"Besides the treaty, a convention was signed", "Besides the treaty, a convention was signed."},
+		{"In addition the Senate ratified it", "The Senate ratified it."},
 	}
 	for _, tt := range tests {
 		if got := cleanSentence(tt.in); got != tt.want {

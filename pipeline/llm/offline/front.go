@@ -305,15 +305,12 @@ func frontQuestion(body, wh, after string) string {
 // cent").
 func passiveParticiple(toks []token, i int) bool {
 	l := toks[i].lower()
-	if !strings.HasSuffix(l, "ed") || byAmount[l] || i+1 >= len(toks) || toks[i+1].lower() != "by" {
-		return false
-	}
-	return true
+	return strings.HasSuffix(l, "ed") && !byAmount[l] && i+1 < len(toks) && toks[i+1].lower() == "by"
 }
 
 // byAmount are verbs of change whose "by" gives the amount.
 var byAmount = setOf(strings.Fields(`increased decreased reduced raised lowered augmented diminished exceeded
-	lessened multiplied advanced declined dropped gained grew rose fell`))
+	lessened multiplied advanced declined dropped gained`))
 
 // finiteOnly are verb forms that are finite whatever precedes them: the
 // auxiliaries but "be", "been" and "being", and simple pasts that are no

@@ -42,8 +42,8 @@ var discourseOpeners = []string{
 	"Further, ", "Finally, ", "Lastly, ", "Meanwhile, ", "In the meantime, ", "At the same time, ",
 	"On the other hand, ", "On the contrary, ", "In short, ", "In fact, ", "Of course, ", "Then, ", "Now, ",
 	"First, ", "Second, ", "Third, ", "Secondly, ", "Thirdly, ", "Likewise, ", "Similarly, ", "Instead, ",
-	"As a result, ", "For this reason, ", "For this reason ", "To this end, ", "In this connection, ",
-	"In this regard, ", "In the first place, ", "In the second place, ", "In fact ",
+	"As a result, ", "As a result ", "For this reason, ", "For this reason ", "To this end, ", "In this connection, ",
+	"In this regard, ", "In the first place, ", "In the second place, ", "In addition ", "In fact ",
 }
 
 // dropOpeners removes the discourse openers at the start of s, repeatedly
@@ -52,13 +52,25 @@ func dropOpeners(s string) string {
 	for changed := true; changed; {
 		changed = false
 		for _, o := range discourseOpeners {
-			if len(s) > len(o)+1 && strings.EqualFold(s[:len(o)], o) {
+			if len(s) > len(o)+1 && strings.EqualFold(s[:len(o)], o) && !leadsPhrase(o, s[len(o):]) {
 				s = strings.TrimLeft(s[len(o):], " ,")
 				changed = true
 			}
 		}
 	}
 	return upperFirst(s)
+}
+
+// phraseLeads are the openers that, without their comma, may lead a
+// phrase instead, with the word that then follows them: "As a result of
+// the efforts ..., negotiations ...", "In addition to the tariff, ...".
+var phraseLeads = map[string]string{"As a result ": "of", "In addition ": "to"}
+
+// leadsPhrase reports whether opener o, followed by rest, leads a phrase
+// that the sentence needs rather than linking it to the one before.
+func leadsPhrase(o, rest string) bool {
+	next, ok := phraseLeads[o]
+	return ok && strings.EqualFold(reWord.FindString(rest), next)
 }
 
 // deicticNouns are the nouns a demonstrative points at the speaker's own
