@@ -540,11 +540,16 @@ const listSentenceChars = 400
 // trimClauses cuts a sentence longer than listSentenceChars that is a
 // series of clauses joined by semicolons to the clause stating the answer
 // (answerMatch ≥ extractAnswerMin), when that clause stands alone: six
-// words or more, a verb (an item of a list of noun phrases, "the united
-// strength of the Atlantic Community", is no sentence), no opening that
-// leans on the clause before it ("and", "which") and no reference back.
-// Otherwise the sentence is returned as it is. The clause is a verbatim
-// part of the sentence, so the cited span still holds it.
+// words or more, a verb of its own main clause (an item of a list of noun
+// phrases, "the united strength of the Atlantic Community", is no
+// sentence), no opening that leans on the clause before it ("and",
+// "which") and no reference back. A clause with no verb takes the clauses
+// before it back to the nearest one that has a verb and stands alone
+// ("The report exhibits in one table the funds appropriated ...; in a
+// second, the works projected by the Board of Engineers ..."). Otherwise,
+// or when that would be the whole sentence, the sentence is returned as
+// it is. The clauses are a verbatim part of the sentence, so the cited
+// span still holds them.
 func (e *Engine) trimClauses(s string, answer []string, wt *wordTerms) string {
 	if utf8.RuneCountInString(s) <= listSentenceChars || len(answer) == 0 {
 		return s
@@ -553,23 +558,39 @@ func (e *Engine) trimClauses(s string, answer []string, wt *wordTerms) string {
 	if len(parts) < 2 {
 		return s
 	}
-	best, bestMatch := "", 0.0
-	for _, p := range parts {
+	bi, bestMatch := -1, 0.0
+	for i, p := range parts {
 		if m := answerMatch(normalize(p, wt), answer); m > bestMatch {
-			best, bestMatch = p, m
+			bi, bestMatch = i, m
 		}
 	}
 	if bestMatch < extractAnswerMin {
 		return s
 	}
-	c := dropOpeners(strings.TrimSpace(best))
-	words := reWord.FindAllString(c, -1)
-	if len(words) < 6 || coordinators[strings.ToLower(words[0])] || relativeOpeners[strings.ToLower(words[0])] || referBack(c) || !hasVerb(c) {
-		return s
+	// The clause stating the answer, or, when it has no verb of its own
+	// (an item of a list, "in a second, the works projected by the Board
+	// of Engineers ..."), it and the clauses back to the nearest one that
+	// has ("The report exhibits in one table ...; in a second, ...").
+	for first := bi; first >= 0; first-- {
+		c := dropOpeners(strings.TrimSpace(strings.Join(parts[first:bi+1], "; ")))
+		words := reWord.FindAllString(c, -1)
+		if len(words) < 6 || coordinators[strings.ToLower(words[0])] || relativeOpeners[strings.ToLower(words[0])] || referBack(c) {
+			if first == bi {
+				return s
+			}
+			continue
+		}
+		if !hasVerb(parts[first]) {
+			continue
+		}
+		if first == 0 && bi == len(parts)-1 {
+			return s // the whole sentence
+		}
+		c = upperFirst(strings.TrimRight(c, ",;: "))
+		if last, _ := utf8.DecodeLastRuneInString(c); last != '.' && last != '!' && last != '?' {
+			c += "."
+		}
+		return c
 	}
-	c = upperFirst(strings.TrimRight(c, ",;: "))
-	if last, _ := utf8.DecodeLastRuneInString(c); last != '.' && last != '!' && last != '?' {
-		c += "."
-	}
-	return c
+	return s
 }

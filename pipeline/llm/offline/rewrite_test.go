@@ -286,13 +286,33 @@ func TestTrimClauses(t *testing.T) {
 		t.Errorf("a clause that refers back was kept alone: %q", got)
 	}
 	// An item of a list of noun phrases has no verb: no sentence alone
-	// (Kennedy, 1962).
+	// (Kennedy, 1962) ...
 	nouns := "At times our goal has been obscured by crisis or endangered by conflict-but it draws sustenance from five basic " +
 		"sources of strength: -the moral and physical strength of the United States; -the united strength of the Atlantic " +
 		"Community; -the regional strength of our Hemispheric relations; -the creative strength of our efforts in the new and " +
 		"developing nations; and -the peace-keeping strength of the United Nations."
-	if got := e.trimClauses(nouns, normalize("Atlantic Community", wt), wt); got != nouns {
-		t.Errorf("an item of a list of noun phrases was cut out as a sentence: %q", got)
+	// ... it takes the clauses back to the one with the verb instead.
+	if got, want := e.trimClauses(nouns, normalize("Atlantic Community", wt), wt),
+		"At times our goal has been obscured by crisis or endangered by conflict-but it draws sustenance from five basic "+
+			"sources of strength: -the moral and physical strength of the United States; -the united strength of the "+
+			"Atlantic Community."; got != want {
+		t.Errorf("trimClauses = %q, want %q", got, want)
+	}
+	// A list item with no verb of its own takes the clauses back to the
+	// one with a verb (Taft, 1912), unless that is the whole sentence.
+	items := "Several wars have been prevented by the successful tripartite mediation of the Argentine Republic, Brazil, and the United States " +
+		"between Peru and Ecuador; the bringing of the boundary dispute between Panama and Costa Rica to peaceful " +
+		"arbitration; the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of " +
+		"hostilities; the stopping of a war in Nicaragua; the halting of internecine strife in Honduras."
+	if got, want := e.trimClauses(items, normalize("Haiti", wt), wt),
+		"Several wars have been prevented by the successful tripartite mediation of the Argentine Republic, Brazil, and the United States "+
+			"between Peru and Ecuador; the bringing of the boundary dispute between Panama and Costa Rica to peaceful "+
+			"arbitration; the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of "+
+			"hostilities."; got != want {
+		t.Errorf("trimClauses = %q, want %q", got, want)
+	}
+	if got := e.trimClauses(items, normalize("Honduras", wt), wt); got != items {
+		t.Errorf("the last item took every clause back to the first, yet the sentence was changed: %q", got)
 	}
 }
 
