@@ -272,47 +272,44 @@ func TestTrimClauses(t *testing.T) {
 		"years ago have been eliminated; the windfall profits tax on crude oil has been enacted providing $227 billion over ten " +
 		"years for assistance to low-income households; the Synthetic Fuels Corporation has been established to help private " +
 		"companies build the facilities to produce energy from synthetic fuels."
-	if got, want := e.trimClauses(list, normalize("$227 billion", wt), wt),
-		"The windfall profits tax on crude oil has been enacted providing $227 billion over ten years for assistance to low-income households."; got != want {
-		t.Errorf("trimClauses = %q, want %q", got, want)
-	}
-	short := "The tax was enacted; it provides $227 billion."
-	if got := e.trimClauses(short, normalize("$227 billion", wt), wt); got != short {
-		t.Errorf("a short sentence was cut: %q", got)
-	}
-	// The clause stating the answer refers back: the sentence stays whole.
-	back := strings.Replace(list, "the windfall profits tax on crude oil has been enacted", "it has been enacted", 1)
-	if got := e.trimClauses(back, normalize("$227 billion", wt), wt); got != back {
-		t.Errorf("a clause that refers back was kept alone: %q", got)
-	}
-	// An item of a list of noun phrases has no verb: no sentence alone
-	// (Kennedy, 1962) ...
+	// Kennedy, 1962: items of a list of noun phrases, no verb of their own.
 	nouns := "At times our goal has been obscured by crisis or endangered by conflict-but it draws sustenance from five basic " +
 		"sources of strength: -the moral and physical strength of the United States; -the united strength of the Atlantic " +
 		"Community; -the regional strength of our Hemispheric relations; -the creative strength of our efforts in the new and " +
 		"developing nations; and -the peace-keeping strength of the United Nations."
-	// ... it takes the clauses back to the one with the verb instead.
-	if got, want := e.trimClauses(nouns, normalize("Atlantic Community", wt), wt),
-		"At times our goal has been obscured by crisis or endangered by conflict-but it draws sustenance from five basic "+
-			"sources of strength: -the moral and physical strength of the United States; -the united strength of the "+
-			"Atlantic Community."; got != want {
-		t.Errorf("trimClauses = %q, want %q", got, want)
-	}
-	// A list item with no verb of its own takes the clauses back to the
-	// one with a verb (Taft, 1912), unless that is the whole sentence.
-	items := "Several wars have been prevented by the successful tripartite mediation of the Argentine Republic, Brazil, and the United States " +
-		"between Peru and Ecuador; the bringing of the boundary dispute between Panama and Costa Rica to peaceful " +
-		"arbitration; the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of " +
+	// After Taft, 1912.
+	items := "Several wars have been prevented by the successful tripartite mediation of the Argentine Republic, Brazil, and " +
+		"the United States between Peru and Ecuador; the bringing of the boundary dispute between Panama and Costa Rica to " +
+		"peaceful arbitration; the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of " +
 		"hostilities; the stopping of a war in Nicaragua; the halting of internecine strife in Honduras."
-	if got, want := e.trimClauses(items, normalize("Haiti", wt), wt),
-		"Several wars have been prevented by the successful tripartite mediation of the Argentine Republic, Brazil, and the United States "+
-			"between Peru and Ecuador; the bringing of the boundary dispute between Panama and Costa Rica to peaceful "+
-			"arbitration; the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of "+
-			"hostilities."; got != want {
-		t.Errorf("trimClauses = %q, want %q", got, want)
+	tests := []struct {
+		name, text, answer string
+		want               string // "" for the text unchanged
+	}{
+		{"the clause stating the answer", list, "$227 billion",
+			"The windfall profits tax on crude oil has been enacted providing $227 billion over ten years for assistance to low-income households."},
+		{"a short sentence stays whole", "The tax was enacted; it provides $227 billion.", "$227 billion", ""},
+		{"a clause that refers back stays in its sentence",
+			strings.Replace(list, "the windfall profits tax on crude oil has been enacted", "it has been enacted", 1), "$227 billion", ""},
+		{"an item without a verb takes the clauses back to the verb", nouns, "Atlantic Community",
+			"At times our goal has been obscured by crisis or endangered by conflict-but it draws sustenance from five basic " +
+				"sources of strength: -the moral and physical strength of the United States; -the united strength of the " +
+				"Atlantic Community."},
+		{"a list item takes the items before it", items, "Haiti",
+			"Several wars have been prevented by the successful tripartite mediation of the Argentine Republic, Brazil, and " +
+				"the United States between Peru and Ecuador; the bringing of the boundary dispute between Panama and Costa Rica to " +
+				"peaceful arbitration; the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of " +
+				"hostilities."},
+		{"the last item would take the whole sentence", items, "Honduras", ""},
 	}
-	if got := e.trimClauses(items, normalize("Honduras", wt), wt); got != items {
-		t.Errorf("the last item took every clause back to the first, yet the sentence was changed: %q", got)
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.text
+		}
+		if got := e.trimClauses(tt.text, normalize(tt.answer, wt), wt); got != want {
+			t.Errorf("%s: trimClauses = %q, want %q", tt.name, got, want)
+		}
 	}
 }
 
