@@ -357,8 +357,12 @@ func stripHeading(s string) string {
 	// least, short words such as "OF" and "AND" inside it ("OF
 	// INTERNATIONAL JUSTICE Pending before the Senate ...": splitting
 	// left the heading's first word in the sentence before).
+	// A short word in title case between two words in capitals belongs to
+	// it too ("THE ECONOMIC IMPACT Of THE LIQUIDATION OF THE WAR PROGRAM
+	// Government programs ...").
 	shouted, long := k, false
-	for shouted < len(fields)-1 && allCaps(fields[shouted]) {
+	for shouted < len(fields)-1 && (allCaps(fields[shouted]) ||
+		shouted > k && headingJoiners[fields[shouted]] && allCaps(fields[shouted-1]) && allCaps(fields[shouted+1])) {
 		long = long || isShouted(fields[shouted])
 		shouted++
 	}
@@ -373,6 +377,10 @@ func stripHeading(s string) string {
 	}
 	return strings.Join(fields[shouted:], " ")
 }
+
+// headingJoiners are the short words a heading in capitals may write in
+// title case.
+var headingJoiners = map[string]bool{"Of": true, "And": true, "The": true, "In": true, "For": true, "To": true, "On": true, "A": true}
 
 // allCaps reports whether a word has letters and all of them capitals:
 // "OF", "JUSTICE", "U.S.".

@@ -146,6 +146,8 @@ func TestStandAlone(t *testing.T) {
 		{"We must reconcile the needs of social security with full employment. (k) Education.", "We must reconcile the needs of social security with full employment."},
 		{"Mr. President, Mr. Speaker, Members of the Congress: For the first time a President delivers his message.", "For the first time a President delivers his message."},
 		{"NATO members agreed.", "NATO members agreed."},
+		{"THE ECONOMIC IMPACT Of THE LIQUIDATION OF THE WAR PROGRAM Government programs are of such importance.",
+			"Government programs are of such importance."},
 		{"OF INTERNATIONAL JUSTICE Pending before the Senate for nearly three years is the proposal.",
 			"Pending before the Senate for nearly three years is the proposal."},
 		{"A New Deal was proposed.", "A New Deal was proposed."}, // a one-letter word is no heading
