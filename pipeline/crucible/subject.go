@@ -461,20 +461,7 @@ func (s *subject) speaks(text string, anchorsOnly, inScope bool) bool {
 	}
 	ts := s.terms(text)
 	anchors, others := map[string]bool{}, map[string]bool{}
-	// Anchors that name something else here: after another capitalised
-	// word ("South Korea"), or only inside a hyphenated compound ("ban"
-	// and "test" of "the Nuclear-Test-Ban Treaty" for a request on a ban
-	// on cloning and genetic tests), as the request's own terms in a
-	// compound are not its anchors ("leasing" is not "lend-lease").
 	other := s.otherNames(text)
-	for t := range compoundOnly(text, s.terms) {
-		if s.anchors[t] {
-			if other == nil {
-				other = map[string]bool{}
-			}
-			other[t] = true
-		}
-	}
 	for i, t := range ts {
 		if !anchorsOnly && i+1 < len(ts) && s.phrases[[2]string{t, ts[i+1]}] {
 			return true
@@ -581,24 +568,4 @@ func (s *subject) otherNames(text string) map[string]bool {
 		delete(other, t)
 	}
 	return other
-}
-
-// compoundOnly returns the terms that text writes only inside hyphenated
-// compounds ("Test-Ban" of "the Comprehensive Nuclear-Test-Ban Treaty").
-func compoundOnly(text string, terms func(string) []string) map[string]bool {
-	in, out := map[string]bool{}, map[string]bool{}
-	for _, w := range strings.Fields(text) {
-		w = strings.TrimFunc(w, notWordRune)
-		m := out
-		if strings.ContainsAny(w, "-‐‑–") {
-			m = in
-		}
-		for _, t := range terms(w) {
-			m[t] = true
-		}
-	}
-	for t := range out {
-		delete(in, t)
-	}
-	return in
 }

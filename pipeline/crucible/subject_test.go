@@ -345,32 +345,3 @@ func TestSubjectOtherName(t *testing.T) {
 		}
 	}
 }
-
-func TestSubjectAnchorInsideACompound(t *testing.T) {
-	best := append(append(repeat("a ban on human cloning", 20), repeat("the genetic test and discrimination", 20)...), repeat("nothing of note", 60)...)
-	df := fakeDocFreq(map[string]int{"ban": 20, "cloning": 5, "test": 30, "genetic": 5, "discrimination": 10, "treaty": 60})
-	req := pipeline.Request{
-		Title:            "Cloning and genetic discrimination",
-		ProblemStatement: "Describe the call to ban human cloning and the misuse of the genetic test.",
-	}
-	s, err := newSubject(context.Background(), req, best, words, df)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s.anchors["ban"] || !s.anchors["test"] {
-		t.Fatalf("anchors %v: want ban and test", s.anchors)
-	}
-	tests := []struct {
-		text string
-		want bool
-	}{
-		{"We must ratify the Comprehensive Nuclear-Test-Ban Treaty.", false}, // both only inside a compound
-		{"Congress should ban the cloning of human beings.", true},           // as the request writes them
-		{"A ban on cloning and a Test-Ban Treaty.", true},                    // "ban" also alone
-	}
-	for _, tt := range tests {
-		if got := s.speaks(tt.text, false, false); got != tt.want {
-			t.Errorf("speaks(%q) = %v, want %v", tt.text, got, tt.want)
-		}
-	}
-}
