@@ -36,11 +36,18 @@ func waitVersion(n int) chromedp.Action[chromedp.Void] {
 	return waitText(`[data-testid="version-number"]`, strconv.Itoa(n))
 }
 
-// waitText waits until the element sel reads text, looking again every
+// waitText waits until the element sel reads text.
+func waitText(sel, text string) chromedp.Action[chromedp.Void] {
+	return waitTrue(fmt.Sprintf("%s to read %q", sel, text),
+		fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.trim() === %q; })()`, sel, text))
+}
+
+// waitTrue waits until the script expr is true, looking again every
 // 100 ms: across the navigation a form's post and redirect make, which
 // ends the page's script context, so a poll inside the page would not do.
-func waitText(sel, text string) chromedp.Action[chromedp.Void] {
-	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.trim() === %q; })()`, sel, text)
+// Waiting for something only the next page shows (a query in its
+// address, say) keeps a test from acting on the page it is leaving.
+func waitTrue(what, expr string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
@@ -50,8 +57,35 @@ func waitText(sel, text string) chromedp.Action[chromedp.Void] {
 			}
 			select {
 			case <-ctx.Done():
-				return chromedp.Void{}, fmt.Errorf("waiting for %s to read %q: %w", sel, text, ctx.Err())
+				return chromedp.Void{}, fmt.Errorf("waiting for %s: %w", what, ctx.Err())
 			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// waitAddress waits until the page's address holds part: the page a
+// form's GET leads to, not the one it was sent from.
+func waitAddress(part string) chromedp.Action[chromedp.Void] {
+	return waitTrue("the address to hold "+part, fmt.Sprintf(`location.href.includes(%q)`, part))
+}
+
+// check clicks the radio button or check box sel until it is checked: a
+// click that lands while the page is still laying itself out (a sentence
+// just opened moves the evidence pane in) can miss it, and a form with a
+// required choice left unchecked is never sent.
+func check(sel string) chromedp.Action[chromedp.Void] {
+	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.checked; })()`, sel)
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		for try := 0; ; try++ {
+			if _, err := chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible)(ctx, tg); err != nil {
+				return chromedp.Void{}, err
+			}
+			wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_, err := waitTrue(sel+" to be checked", expr)(wctx, tg)
+			cancel()
+			if err == nil || try == 3 || ctx.Err() != nil {
+				return chromedp.Void{}, err
 			}
 		}
 	}
@@ -215,7 +249,8 @@ func TestBrowserAuthoring(t *testing.T) {
 	}
 	err = do(ctx,
 		chromedp.Click(chromedp.CSS(`#s2 summary`), chromedp.NodeVisible),
-		chromedp.Click(chromedp.CSS(`#s2 [data-testid="review-partly"]`), chromedp.NodeVisible),
+		waitTrue("sentence 2 to open beside the report", `document.querySelector("#s2").open && document.body.classList.contains("evidence-pane")`),
+		check(`#s2 [data-testid="review-partly"]`),
 		chromedp.SendKeys(chromedp.CSS(`#s2 [data-testid="review-comment-input"]`), "The span names the tariff, not the Presidents' requests."),
 		chromedp.Click(chromedp.CSS(`#s2 [data-testid="review-save"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(`#s2 [data-testid="sentence-review"]`)),
@@ -248,7 +283,7 @@ func TestBrowserAuthoring(t *testing.T) {
 	}
 	// Ticked, the approval goes through and the history records it.
 	err = do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="approve-confirm"]`), chromedp.NodeVisible),
+		check(`[data-testid="approve-confirm"]`),
 		chromedp.Click(chromedp.CSS(`[data-testid="approve"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="approved-notice"]`)),
 	)

@@ -111,6 +111,7 @@ func TestBrowserRerunAndReportList(t *testing.T) {
 	err = do(ctx,
 		chromedp.SetValue(chromedp.CSS(`[data-testid="jobs-state"]`), "cancelled"),
 		chromedp.Click(chromedp.CSS(`[data-testid="jobs-filter-submit"]`), chromedp.NodeVisible),
+		waitAddress("state=cancelled"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="jobs-filter-clear"]`)),
 	)
 	if err != nil {
@@ -125,6 +126,7 @@ func TestBrowserRerunAndReportList(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(`[data-testid="jobs-state"]`), ""),
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="jobs-q"]`), "waterways"),
 		chromedp.Click(chromedp.CSS(`[data-testid="jobs-filter-submit"]`), chromedp.NodeVisible),
+		waitAddress("q=waterways"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="jobs-filter-clear"]`)),
 	)
 	if err != nil {
@@ -138,6 +140,7 @@ func TestBrowserRerunAndReportList(t *testing.T) {
 	err = do(ctx,
 		chromedp.SetValue(chromedp.CSS(`[data-testid="jobs-q"]`), "zeppelins"),
 		chromedp.Click(chromedp.CSS(`[data-testid="jobs-filter-submit"]`), chromedp.NodeVisible),
+		waitAddress("q=zeppelins"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="jobs-none-match"]`)),
 	)
 	if err != nil {
