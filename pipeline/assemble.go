@@ -18,6 +18,12 @@ type AssembleOptions struct {
 	// Verified is set when the run verified its candidates: assembly then
 	// fails closed and takes only candidates that passed both checks.
 	Verified bool
+	// Score, when set, chooses the sentences across nuggets: eligible
+	// candidates are taken in decreasing score (still at most K per
+	// nugget, no repeats, within the limit), and the chosen sentences are
+	// then written in their nuggets' order. nil: nuggets in rank order,
+	// each its K most confident candidates.
+	Score func(Candidate) float64
 }
 
 // Eligible reports whether assembly may take the candidate: it has a
@@ -49,51 +55,87 @@ func (c Candidate) FailedCheck() bool {
 // earlier sentence cites (the same words again, perhaps with one more
 // sentence joined to them), is dropped; a sentence that would take the
 // report past o.Limit characters (sentences joined by one space) is
-// skipped and shorter ones after it may still fit.
+// skipped and shorter ones after it may still fit. With o.Score the
+// candidates are offered across nuggets in decreasing score instead,
+// under the same rules, and the chosen ones are written in their
+// nuggets' order.
 func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sentence {
 	key := o.Key
 	if key == nil {
 		key = func(s string) string { return s }
 	}
-	byNugget := map[string][]Candidate{}
-	for _, c := range candidates {
-		if c.Eligible(o.Verified) {
-			byNugget[c.NuggetID] = append(byNugget[c.NuggetID], c)
-		}
-	}
 	ranked := append([]Nugget(nil), nuggets...)
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Rank < ranked[j].Rank })
+	at := make(map[string]int, len(ranked)) // a nugget's place in rank order
+	for i, n := range ranked {
+		if _, ok := at[n.ID]; !ok {
+			at[n.ID] = i
+		}
+	}
+	// The eligible candidates of the nuggets, in the order they are
+	// offered: by nugget, most confident first; or by score.
+	var offered []Candidate
+	for _, c := range candidates {
+		if _, ok := at[c.NuggetID]; ok && c.Eligible(o.Verified) {
+			offered = append(offered, c)
+		}
+	}
+	byNugget := func(a, b Candidate) bool {
+		if at[a.NuggetID] != at[b.NuggetID] {
+			return at[a.NuggetID] < at[b.NuggetID]
+		}
+		return a.Confidence > b.Confidence
+	}
+	sort.SliceStable(offered, func(i, j int) bool { return byNugget(offered[i], offered[j]) })
+	if o.Score != nil {
+		score := make([]float64, len(offered))
+		for i, c := range offered {
+			score[i] = o.Score(c)
+		}
+		idx := make([]int, len(offered))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
+		byScore := make([]Candidate, len(offered))
+		for i, k := range idx {
+			byScore[i] = offered[k]
+		}
+		offered = byScore
+	}
 
 	var out []Sentence
 	seen := map[string]bool{}
+	taken := map[string]int{}
 	length := 0
-	for _, n := range ranked {
-		cs := byNugget[n.ID]
-		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Confidence > cs[j].Confidence })
-		taken := 0
-		for _, c := range cs {
-			if taken >= o.K {
-				break
-			}
-			kk := key(c.Sentence)
-			if kk == "" || seen[kk] || repeats(out, c.Citation) {
-				continue
-			}
-			add := utf8.RuneCountInString(c.Sentence)
-			if length > 0 {
-				add++
-			}
-			if length+add > o.Limit {
-				continue
-			}
-			seen[kk] = true
-			length += add
-			taken++
-			out = append(out, Sentence{
-				Text: c.Sentence, Citation: c.Citation, NuggetID: n.ID,
-				Confidence: c.Confidence, Supported: c.Supported, Covers: c.Covers,
-			})
+	for _, c := range offered {
+		if taken[c.NuggetID] >= o.K {
+			continue
 		}
+		kk := key(c.Sentence)
+		if kk == "" || seen[kk] || repeats(out, c.Citation) {
+			continue
+		}
+		add := utf8.RuneCountInString(c.Sentence)
+		if length > 0 {
+			add++
+		}
+		if length+add > o.Limit {
+			continue
+		}
+		seen[kk] = true
+		length += add
+		taken[c.NuggetID]++
+		out = append(out, Sentence{
+			Text: c.Sentence, Citation: c.Citation, NuggetID: c.NuggetID,
+			Confidence: c.Confidence, Supported: c.Supported, Covers: c.Covers,
+		})
+	}
+	if o.Score != nil {
+		sort.SliceStable(out, func(i, j int) bool {
+			a, b := out[i], out[j]
+			return byNugget(Candidate{NuggetID: a.NuggetID, Confidence: a.Confidence}, Candidate{NuggetID: b.NuggetID, Confidence: b.Confidence})
+		})
 	}
 	return out
 }

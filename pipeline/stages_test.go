@@ -137,6 +137,60 @@ func TestAssemble(t *testing.T) {
 	}
 }
 
+// TestAssembleByScore: with a score, the candidates are chosen across
+// nuggets in decreasing score — a later nugget's promising sentence
+// before an earlier nugget's, and a nugget's second candidate before its
+// most confident one — still one per nugget (K) and within the limit;
+// the chosen sentences are written in their nuggets' order, and the
+// check verification makes still binds.
+func TestAssembleByScore(t *testing.T) {
+	ns := []pipeline.Nugget{{ID: "n1", Rank: 1}, {ID: "n2", Rank: 2}, {ID: "n3", Rank: 3}}
+	cit := func(d string) pipeline.Citation { return pipeline.Citation{DocID: d, End: 5} }
+	yes := pipeline.VerdictYes
+	cs := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "A first nugget, long and confident, but weak evidence.", Confidence: 0.9, Citation: cit("a"), Supported: yes, Covers: yes},
+		{NuggetID: "n1", Sentence: "B first nugget, short.", Confidence: 0.5, Citation: cit("b"), Supported: yes, Covers: yes},
+		{NuggetID: "n2", Sentence: "C second nugget, best evidence of all.", Confidence: 0.4, Citation: cit("c"), Supported: yes, Covers: yes},
+		{NuggetID: "n2", Sentence: "D second nugget again.", Confidence: 0.3, Citation: cit("d"), Supported: yes, Covers: yes},
+		{NuggetID: "n3", Sentence: "E third nugget, unchecked.", Confidence: 0.9, Citation: cit("e")},
+	}
+	score := map[string]float64{"A": 0.1, "B": 0.5, "C": 0.9, "D": 0.8, "E": 1}
+	byScore := func(c pipeline.Candidate) float64 { return score[c.Sentence[:1]] }
+	texts := func(ss []pipeline.Sentence) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.NuggetID+":"+s.Text[:1])
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		limit    int
+		verified bool
+		want     []string
+	}{
+		// E, C (D is n2's second), B: written n1, n2, n3.
+		{"room for all", 1000, false, []string{"n1:B", "n2:C", "n3:E"}},
+		// E and C fill 65 of 70 characters; neither B nor D fits.
+		{"room for two", 70, false, []string{"n2:C", "n3:E"}},
+		// E was never checked: a verified run leaves it out.
+		{"verified", 1000, true, []string{"n1:B", "n2:C"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := pipeline.Assemble(ns, cs, pipeline.AssembleOptions{K: 1, Limit: tc.limit, Verified: tc.verified, Score: byScore})
+			if diff := cmp.Diff(tc.want, texts(got)); diff != "" {
+				t.Errorf("sentences (-want +got)\n%s", diff)
+			}
+		})
+	}
+	// Without a score the same candidates give each nugget its most
+	// confident sentence in rank order.
+	got := pipeline.Assemble(ns, cs, pipeline.AssembleOptions{K: 1, Limit: 1000})
+	if diff := cmp.Diff([]string{"n1:A", "n2:C", "n3:E"}, texts(got)); diff != "" {
+		t.Errorf("without a score (-want +got)\n%s", diff)
+	}
+}
+
 // A sentence citing words an earlier sentence already cites (the same
 // sentence with the next one joined to it) is a repetition: the nugget
 // takes its next candidate.
