@@ -362,6 +362,7 @@ var ruleSettings = []struct {
 	{views.FieldPassageScores, func(s *pipeline.Settings) **bool { return &s.PassageScores }},
 	{views.FieldSpreadSources, func(s *pipeline.Settings) **bool { return &s.SpreadSources }},
 	{views.FieldBestPassage, func(s *pipeline.Settings) **bool { return &s.BestPassage }},
+	{views.FieldChooseSentences, func(s *pipeline.Settings) **bool { return &s.ChooseSentences }},
 }
 
 // parseReportForm reads a new-report form. Text is trimmed, with CRLF line

@@ -171,13 +171,16 @@ type Settings struct {
 	// (pipeline.RankerModel; 0: DefaultWeights). The run sets it from the
 	// engine's active ranker; what a request asks for is ignored.
 	Ranker int64 `json:",omitempty"`
-	// PreferPeriod, PassageScores, SpreadSources and BestPassage switch the rules
+	// PreferPeriod, PassageScores, SpreadSources, BestPassage and
+	// ChooseSentences switch the rules
 	// Crucible adds to the papers' method (see Heuristics); nil takes the
 	// engine's default, and a run records what it used.
 	PreferPeriod  *bool `json:",omitempty"`
 	PassageScores *bool `json:",omitempty"`
 	SpreadSources *bool `json:",omitempty"`
 	BestPassage   *bool `json:",omitempty"`
+	// ChooseSentences: see Heuristics.
+	ChooseSentences *bool `json:",omitempty"`
 }
 
 // Heuristics are the retrieval and ranking rules Crucible adds to the
@@ -202,6 +205,12 @@ type Heuristics struct {
 	// best BM25 passage for the request instead of the document's opening
 	// (the papers show the document, cut to a budget).
 	BestPassage bool
+	// ChooseSentences: assembly chooses the report's sentences across
+	// nuggets by an estimate of how likely each candidate is to state a
+	// wanted fact, per square root of its length, rather than taking each
+	// nugget's most confident candidate in rank order (the papers'
+	// assembly); the chosen sentences keep their nuggets' order.
+	ChooseSentences bool
 }
 
 // Heuristics returns the rules the settings switch on, def filling those
@@ -218,6 +227,8 @@ func (s Settings) Heuristics(def Heuristics) Heuristics {
 		PassageScores: pick(s.PassageScores, def.PassageScores),
 		SpreadSources: pick(s.SpreadSources, def.SpreadSources),
 		BestPassage:   pick(s.BestPassage, def.BestPassage),
+
+		ChooseSentences: pick(s.ChooseSentences, def.ChooseSentences),
 	}
 }
 
@@ -226,6 +237,7 @@ func (s Settings) Heuristics(def Heuristics) Heuristics {
 func (s Settings) WithHeuristics(def Heuristics) Settings {
 	h := s.Heuristics(def)
 	s.PreferPeriod, s.PassageScores, s.SpreadSources, s.BestPassage = &h.PreferPeriod, &h.PassageScores, &h.SpreadSources, &h.BestPassage
+	s.ChooseSentences = &h.ChooseSentences
 	return s
 }
 

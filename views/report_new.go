@@ -33,6 +33,7 @@ const (
 	FieldPassageScores       = "passage_scores"
 	FieldSpreadSources       = "spread_sources"
 	FieldBestPassage         = "best_passage"
+	FieldChooseSentences     = "choose_sentences"
 )
 
 // DefaultReportLimit is the report length, in characters, the form
@@ -220,6 +221,10 @@ var ruleFields = []ruleField{
 		Help:    "With a reranker, its prompts show each document's best passage for the request instead of the document's opening.",
 		Of:      func(h pipeline.Heuristics) bool { return h.BestPassage },
 		Setting: func(s pipeline.Settings) *bool { return s.BestPassage }},
+	{Name: FieldChooseSentences, Label: "Choose sentences by their promise",
+		Help:    "Assembly takes the candidates most likely to state a wanted fact for their length (cited passage's rank, the problem statement's words, the nugget's turn and quality), across nuggets, instead of each nugget's most confident one in rank order.",
+		Of:      func(h pipeline.Heuristics) bool { return h.ChooseSentences },
+		Setting: func(s pipeline.Settings) *bool { return s.ChooseSentences }},
 }
 
 // engineDefault describes a rule's default on each engine: "Engine

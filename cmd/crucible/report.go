@@ -43,6 +43,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	verify := fs.Bool("verify", false, "run the support and coverage checks (Crucible-Verified)")
 	markdown := fs.Bool("markdown", false, "also write <request_id>.md")
 	baseline := fs.String("baseline", "", "write a baseline report instead of running the pipeline: lead (the best-matching BM25 sentences, no model)")
+	choices := fs.String("choices", "", "also write to this JSON Lines `file` every candidate assembly chose the report's sentences from, with its features and score (the engine's sentence choice on): what testdata/eval/fit_choice.py refits that choice on")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the reports (not of opening the data folder) to this `file`")
 	dryRun := fs.Bool("dry-run", false, "write no report: estimate each request's model calls and tokens per stage (and their price, with --price-prompt and --price-completion) from its retrieval, without a model call")
 	var cf capFlags
@@ -58,6 +59,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.Var(switchFlag{&s.PreferPeriod}, "prefer-period", "on or off: add and favour the documents dated in a period the request names (default: the engine's; docs/pipeline.md)")
 	fs.Var(switchFlag{&s.PassageScores}, "passage-scores", "on or off: score a document by its best three passages, not its best one (default: the engine's)")
 	fs.Var(switchFlag{&s.BestPassage}, "best-passage", "on or off: with --reranker, prompts show each document's best passage instead of its opening (default: the engine's)")
+	fs.Var(switchFlag{&s.ChooseSentences}, "choose-sentences", "on or off: assembly chooses sentences across nuggets by how likely each is to state a wanted fact for its length, not each nugget's most confident in rank order (default: the engine's)")
 	fs.Var(switchFlag{&s.SpreadSources}, "spread-sources", "on or off: keep at most two nuggets of one document before the others have their turn (default: the engine's)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR|RUN.jsonl [--format neuclir|ragtime|rag24|rag25] [--engine offline|openai] [--verify] [--baseline lead] [--max-calls N] [--max-tokens N] [--max-time D]")
@@ -133,6 +135,14 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	}
 	defer stopProfile()
 	w := &reportWriter{format: format, run: export.Run{TeamID: *teamID}, out: *out, runFile: runFile, markdown: *markdown, a: a}
+	if *choices != "" {
+		f, err := os.Create(*choices)
+		if err != nil {
+			return fmt.Errorf("--choices: %w", err)
+		}
+		defer f.Close()
+		w.choices = &choiceLog{path: *choices, enc: json.NewEncoder(f)}
+	}
 	defaulted := 0
 	ok, bad, err := eachLine(ctx, *requests, stderr, func(raw []byte) error {
 		req, cols, err := parseRequest(raw)
@@ -207,6 +217,7 @@ type reportWriter struct {
 	markdown bool
 	a        *app
 	lines    []byte // the run file's reports so far
+	choices  *choiceLog
 }
 
 // write writes one report and returns where it went.
@@ -277,7 +288,7 @@ func (w *reportWriter) writeMarkdown(ctx context.Context, rep pipeline.Report) e
 func runReport(ctx context.Context, generate generateFunc,
 	req pipeline.Request, s pipeline.Settings, cols []string, w *reportWriter, prices pipeline.Prices, stdout, stderr io.Writer) error {
 	start := time.Now()
-	obs := &usageObserver{}
+	obs := &usageObserver{choices: w.choices}
 	rep, err := generate(ctx, req, s, obs)
 	var capErr *pipeline.CapError
 	if errors.As(err, &capErr) {
@@ -352,8 +363,52 @@ func dryRunReports(ctx context.Context, c commonFlags, m modelFlags, engineID, r
 	return nil
 }
 
-// usageObserver keeps the last progress of a batch run (for its usage).
-type usageObserver struct{ last pipeline.Progress }
+// usageObserver keeps the last progress of a batch run (for its usage)
+// and writes the candidates of the sentence choice to --choices.
+type usageObserver struct {
+	last    pipeline.Progress
+	choices *choiceLog
+}
+
+// choiceLog is the --choices file.
+type choiceLog struct {
+	path string
+	enc  *json.Encoder
+}
+
+// choiceLine is one line of the --choices file: a candidate assembly was
+// offered, its features by name (crucible.ChoiceFeatures) and its score.
+type choiceLine struct {
+	RequestID  string             `json:"request_id"`
+	NuggetID   string             `json:"nugget_id"`
+	Sentence   string             `json:"sentence"`
+	DocID      string             `json:"docid"`
+	Passage    int                `json:"passage"`
+	Start      int                `json:"start"`
+	End        int                `json:"end"`
+	Confidence float64            `json:"confidence"`
+	Features   map[string]float64 `json:"features"`
+	Score      float64            `json:"score"`
+}
+
+func (o *usageObserver) Choices(_ context.Context, request string, cs []crucible.Choice) error {
+	if o.choices == nil {
+		return nil
+	}
+	for _, c := range cs {
+		l := choiceLine{RequestID: request, NuggetID: c.Candidate.NuggetID, Sentence: c.Candidate.Sentence,
+			DocID: c.Candidate.Citation.DocID, Passage: c.Candidate.Citation.Ordinal,
+			Start: c.Candidate.Citation.Start, End: c.Candidate.Citation.End,
+			Confidence: c.Candidate.Confidence, Features: map[string]float64{}, Score: c.Score}
+		for i, name := range crucible.ChoiceFeatures {
+			l.Features[name] = c.Features[i]
+		}
+		if err := o.choices.enc.Encode(l); err != nil {
+			return fmt.Errorf("--choices %s: %w", o.choices.path, err)
+		}
+	}
+	return nil
+}
 
 func (o *usageObserver) Progress(p pipeline.Progress)                             { o.last = p }
 func (o *usageObserver) Retrieved(context.Context, []pipeline.RetrievedDoc) error { return nil }

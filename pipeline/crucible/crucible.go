@@ -163,7 +163,7 @@ type Engine struct {
 // (docs/pipeline.md, "Rules added to the papers"). Only the period
 // preference passed; scoring documents by three passages helped one set,
 // and spreading nuggets over documents lowered recall on all three.
-var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true, BestPassage: true}
+var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true, BestPassage: true, ChooseSentences: true}
 
 // OfflineScanLimit is the offline engine's ScanLimit: reading every
 // promising passage instead of the first 24 made 26 times the extraction
@@ -378,10 +378,18 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	if err != nil {
 		return pipeline.Report{}, err
 	}
-	sentences := pipeline.Assemble(pipeline.FacetTurns(facets, kept, nuggetAbout(kept, cands), r.e.Terms),
-		r.onTopic(cands), pipeline.AssembleOptions{
-			K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
-		})
+	turns := pipeline.FacetTurns(facets, kept, nuggetAbout(kept, cands), r.e.Terms)
+	onTop := r.onTopic(cands)
+	opts := pipeline.AssembleOptions{
+		K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
+	}
+	if r.h.ChooseSentences {
+		opts.Score = r.sentenceScore(turns, onTop)
+		if err := r.observeChoices(ctx, turns, onTop); err != nil {
+			return pipeline.Report{}, err
+		}
+	}
+	sentences := pipeline.Assemble(turns, onTop, opts)
 	r.tick(1, 1)
 	sentences = r.group(ctx, facets, kept, cands, sentences)
 	return pipeline.Report{

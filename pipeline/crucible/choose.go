@@ -1,0 +1,147 @@
+package crucible
+
+import (
+	"context"
+	"math"
+	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline"
+)
+
+// ChoiceFeatures name the features of a candidate sentence that the
+// choice of sentences weighs (pipeline.Heuristics.ChooseSentences), in
+// the order of Choice.Features and choiceWeights.
+var ChoiceFeatures = []string{
+	"passage_rank",  // rank of the cited passage among the request's best (from 0), at most 200, over 200
+	"shared",        // kept nuggets with a candidate in the same passage
+	"problem_words", // distinct terms of the problem statement the sentence holds
+	"turn",          // the nugget's place in the facets' turns (from 0), over the kept nuggets
+	"quality",       // the nugget's quality score
+	"anchors",       // distinct anchors of the subject the sentence holds, at most 4
+	"title_words",   // distinct terms of the title the sentence holds, at most 4
+	"length",        // characters, over 300
+}
+
+// choiceBias and choiceWeights are the logistic model that estimates how
+// likely a candidate sentence is to state one of the facts a reader of
+// the report wants. They were fitted on the 13 sotu evaluation sets
+// (1,626 gold nuggets; 3,175 on-topic candidates of the offline engine,
+// a candidate counted a hit when it holds a gold answer) with
+// testdata/eval/fit_choice.py, and checked by leaving each set out in
+// turn: choosing by the model found 486 gold facts where each nugget's
+// most confident candidate in rank order found 457, more on ten sets and
+// fewer on two (docs/pipeline.md, "Choosing sentences").
+var (
+	choiceBias    = -1.6223
+	choiceWeights = []float64{-3.762, 0.2957, 0.1777, -0.9109, 0.3442, 0.0562, 0.0755, -0.3934}
+)
+
+// Choice is one candidate assembly was offered when it chose sentences
+// by their promise: its features (ChoiceFeatures) and score.
+type Choice struct {
+	Candidate pipeline.Candidate
+	Features  []float64
+	Score     float64
+}
+
+// ChoiceObserver is an optional Observer extension that receives the
+// candidates assembly chose from and their scores, when it chose by
+// them: what testdata/eval/fit_choice.py refits the model on.
+type ChoiceObserver interface {
+	Choices(ctx context.Context, request string, cs []Choice) error
+}
+
+// sentenceScore returns assembly's score of a candidate when the run
+// chooses sentences across nuggets: the model's estimate that it states
+// a wanted fact, per square root of its length in characters, so that a
+// short sentence with the same promise goes first and a long one must
+// promise more for the room it takes. turns are the kept nuggets in the
+// order the facets give them turns; cands the candidates assembly is
+// offered.
+func (r *run) sentenceScore(turns []pipeline.Nugget, cands []pipeline.Candidate) func(pipeline.Candidate) float64 {
+	features := r.choiceFeatures(turns, cands)
+	return func(c pipeline.Candidate) float64 {
+		return choiceScore(c, features(c))
+	}
+}
+
+// choiceScore is the score of a candidate with features x.
+func choiceScore(c pipeline.Candidate, x []float64) float64 {
+	z := choiceBias
+	for i, w := range choiceWeights {
+		z += w * x[i]
+	}
+	return 1 / (1 + math.Exp(-z)) / math.Sqrt(float64(utf8.RuneCountInString(c.Sentence))+1)
+}
+
+// choiceFeatures returns the features (ChoiceFeatures) of a candidate
+// among cands, the candidates assembly is offered.
+func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate) func(pipeline.Candidate) []float64 {
+	place := make(map[string]int, len(turns))
+	quality := make(map[string]float64, len(turns))
+	for i, n := range turns {
+		place[n.ID] = i
+		quality[n.ID] = n.QualityScore
+	}
+	nuggetsIn := map[string]map[string]bool{} // passage → nuggets citing it
+	for _, c := range cands {
+		p := c.Citation.PassageID()
+		if nuggetsIn[p] == nil {
+			nuggetsIn[p] = map[string]bool{}
+		}
+		nuggetsIn[p][c.NuggetID] = true
+	}
+	termSet := func(text string) map[string]bool {
+		m := map[string]bool{}
+		for _, t := range r.e.Terms(text) {
+			m[t] = true
+		}
+		return m
+	}
+	title, problem := termSet(r.req.Title), termSet(r.req.ProblemStatement)
+	kept := float64(max(len(turns), 1))
+	return func(c pipeline.Candidate) []float64 {
+		var anchors, inTitle, inProblem float64
+		for t := range termSet(c.Sentence) {
+			if r.subject != nil && r.subject.anchors[t] {
+				anchors++
+			}
+			if title[t] {
+				inTitle++
+			}
+			if problem[t] {
+				inProblem++
+			}
+		}
+		rank := 200.0
+		if pr, ok := r.passageRank[c.Citation.PassageID()]; ok {
+			rank = math.Min(float64(pr), 200)
+		}
+		return []float64{
+			rank / 200,
+			float64(len(nuggetsIn[c.Citation.PassageID()])),
+			inProblem,
+			float64(place[c.NuggetID]) / kept,
+			quality[c.NuggetID],
+			math.Min(anchors, 4),
+			math.Min(inTitle, 4),
+			float64(utf8.RuneCountInString(c.Sentence)) / 300,
+		}
+	}
+}
+
+// observeChoices gives a ChoiceObserver the candidates assembly chose
+// from, their features and scores.
+func (r *run) observeChoices(ctx context.Context, turns []pipeline.Nugget, cands []pipeline.Candidate) error {
+	o, ok := r.obs.(ChoiceObserver)
+	if !ok {
+		return nil
+	}
+	features := r.choiceFeatures(turns, cands)
+	cs := make([]Choice, len(cands))
+	for i, c := range cands {
+		x := features(c)
+		cs[i] = Choice{Candidate: c, Features: x, Score: choiceScore(c, x)}
+	}
+	return o.Choices(ctx, r.req.ID, cs)
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Refit the offline engine's choice of report sentences.
+
+Standard library only. The choice (pipeline.Heuristics.ChooseSentences,
+pipeline/crucible/choose.go) scores each candidate sentence by a logistic
+model of its features, per square root of its length. This script refits
+that model on evaluation sets and checks it by leaving each set out.
+
+For each set, make its candidates with the choice on:
+
+    crucible ingest --data D ../shared/corpora/sotu.jsonl.gz
+    crucible report --data D --requests testdata/eval/sotuN-requests.jsonl \\
+        --out /tmp/r --choices /tmp/sotuN-choices.jsonl
+
+then:
+
+    python3 testdata/eval/fit_choice.py \\
+        --set sotuN /tmp/sotuN-choices.jsonl testdata/eval/sotuN-requests.jsonl testdata/eval/sotuN-nuggets.jsonl \\
+        [--set ...]
+
+A candidate counts as a hit when it holds one of a gold nugget's answers
+of its request (lower case, punctuation as spaces, digit group separators
+dropped, on word boundaries: the offline judge's rule). For each set left
+out, the model is fitted on the others and assembly is replayed on the
+left-out set's candidates (one sentence per nugget, no repeated text or
+overlapping span, within the request's limit), once taking each nugget's
+most confident candidate in the nuggets' turn order (the papers'
+assembly) and once by the model's score; the script prints the gold facts
+each finds. Then it fits on every set and prints the weights in the order
+of crucible.ChoiceFeatures, for choiceBias and choiceWeights.
+"""
+import argparse
+import collections
+import json
+import math
+import re
+import sys
+
+
+# The features in the order of crucible.ChoiceFeatures (the --choices file
+# writes them by name).
+FEATURES = ["passage_rank", "shared", "problem_words", "turn", "quality",
+            "anchors", "title_words", "length"]
+
+
+def norm(s):
+    s = s.lower()
+    s = re.sub(r"(?<=\d),(?=\d)", "", s)
+    s = re.sub(r"[^\w]+", " ", s)
+    return " " + s.strip() + " "
+
+
+def read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_set(name, choices, requests, nuggets):
+    limit = {r["request_id"]: r.get("limit", 2000) for r in read_jsonl(requests)}
+    gold = collections.defaultdict(list)
+    for g in read_jsonl(nuggets):
+        gold[g["request_id"]].append(g)
+    by_request = collections.defaultdict(list)
+    for c in read_jsonl(choices):
+        rid = c["request_id"]
+        if rid not in limit:
+            sys.exit(f"{choices}: request {rid} is not in {requests}")
+        text = norm(c["sentence"])
+        c["gold"] = {g["nugget_id"] for g in gold[rid]
+                     if any(norm(a) in text for a in g["answers"])}
+        c["limit"] = limit[rid]
+        c["chars"] = len(c["sentence"])
+        by_request[rid].append(c)
+    return name, dict(by_request), sum(len(gold[r]) for r in limit)
+
+
+def sigmoid(z):
+    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def fit(rows, names, iters=400, rate=0.5, l2=1e-3):
+    """Logistic regression by gradient descent on standardised features;
+    returns the bias and weights of the raw features."""
+    xs = [[r["features"][k] for k in names] for r in rows]
+    ys = [1 if r["gold"] else 0 for r in rows]
+    n, d = len(xs), len(names)
+    mean = [sum(x[i] for x in xs) / n for i in range(d)]
+    sd = [max(1e-9, math.sqrt(sum((x[i] - mean[i]) ** 2 for x in xs) / n)) for i in range(d)]
+    zs = [[(x[i] - mean[i]) / sd[i] for i in range(d)] for x in xs]
+    b, w = 0.0, [0.0] * d
+    for _ in range(iters):
+        gb, gw = 0.0, [0.0] * d
+        for z, y in zip(zs, ys):
+            e = sigmoid(b + sum(wi * zi for wi, zi in zip(w, z))) - y
+            gb += e
+            for i in range(d):
+                gw[i] += e * z[i]
+        b -= rate * gb / n
+        for i in range(d):
+            w[i] -= rate * (gw[i] / n + l2 * w[i])
+    raw = [w[i] / sd[i] for i in range(d)]
+    return b - sum(raw[i] * mean[i] for i in range(d)), raw
+
+
+def replay(cands, key):
+    """Assembly over one request's candidates, taken in order of key."""
+    limit, used, out, taken, texts = cands[0]["limit"], 0, [], set(), set()
+    for c in sorted(cands, key=key):
+        if c["nugget_id"] in taken or c["sentence"] in texts:
+            continue
+        if any(o["docid"] == c["docid"] and o["start"] < c["end"] and c["start"] < o["end"] for o in out):
+            continue
+        add = c["chars"] + (1 if out else 0)
+        if used + add > limit:
+            continue
+        used += add
+        out.append(c)
+        taken.add(c["nugget_id"])
+        texts.add(c["sentence"])
+    return len(set().union(*[c["gold"] for c in out])) if out else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", nargs=4, action="append", required=True,
+                    metavar=("NAME", "CHOICES", "REQUESTS", "NUGGETS"))
+    args = ap.parse_args()
+    sets = [load_set(*s) for s in args.set]
+    names = FEATURES
+    for _, reqs, _ in sets:
+        for cs in reqs.values():
+            for c in cs:
+                if sorted(c["features"]) != sorted(names):
+                    sys.exit(f"request {c['request_id']}: features {sorted(c['features'])}, want {names}")
+
+    def score(b, w):
+        return lambda c: -sigmoid(b + sum(wi * c["features"][k] for wi, k in zip(w, names))) / math.sqrt(c["chars"] + 1)
+
+    by_turn = lambda c: (c["features"]["turn"], -c["confidence"])
+    total = [0, 0, 0]
+    for name, reqs, n_gold in sets:
+        train = [c for other, rs, _ in sets if other != name for cs in rs.values() for c in cs]
+        b, w = fit(train, names) if train else fit([c for cs in reqs.values() for c in cs], names)
+        base = sum(replay(cs, by_turn) for cs in reqs.values())
+        chosen = sum(replay(cs, score(b, w)) for cs in reqs.values())
+        print(f"{name}: {n_gold} gold nuggets; most confident per nugget {base}, by the model fitted without it {chosen}")
+        total = [total[0] + n_gold, total[1] + base, total[2] + chosen]
+    print(f"all: {total[0]} gold nuggets; most confident per nugget {total[1]}, left-out model {total[2]}")
+    b, w = fit([c for _, rs, _ in sets for cs in rs.values() for c in cs], names)
+    print(f"fitted on every set: choiceBias = {b:.4f}")
+    print("choiceWeights = []float64{" + ", ".join(f"{x:.4f}" for x in w) + "}  // " + ", ".join(names))
+
+
+if __name__ == "__main__":
+    main()
