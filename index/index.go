@@ -95,6 +95,12 @@ type Index struct {
 
 	mu sync.Mutex // serialises writes (the token total is read-modify-write)
 
+	// A bulk load's token total so far (BulkBatch), from the index's
+	// total when it started.
+	bulkMu      sync.Mutex
+	bulkStarted bool
+	bulkTotal   int64
+
 	// segs caches what the pruned scorer computes per segment (segcache.go).
 	segs segCache
 
@@ -438,7 +444,7 @@ func (ix *Index) PrepareBatch(ctx context.Context, bt pipeline.IndexBatch) (pipe
 
 // Apply writes a prepared batch to the index, atomically.
 func (p *preparedBatch) Apply(ctx context.Context) error {
-	ix, docs, previous := p.ix, p.bt.Docs, p.bt.Previous
+	ix := p.ix
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -448,21 +454,11 @@ func (p *preparedBatch) Apply(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	newCount := make(map[string]int, len(docs))
-	for _, d := range docs {
-		newCount[d.Doc.ID] = len(d.Passages)
-	}
 	b := ix.idx.NewBatch()
 	for _, a := range p.old {
 		total -= min(total, a.n)
 	}
-	for _, d := range previous {
-		for _, p := range d.Passages {
-			if n, ok := newCount[d.Doc.ID]; !ok || p.Ordinal >= n {
-				b.Delete(p.ID())
-			}
-		}
-	}
+	p.deletions(b)
 	for _, a := range p.cur {
 		total += a.n
 		if err := b.IndexAdvanced(document.NewDocument(a.id).AddField(a.field)); err != nil {
@@ -488,6 +484,126 @@ func (p *preparedBatch) Apply(ctx context.Context) error {
 	return nil
 }
 
+// applyBulk writes a prepared batch without the collection's token total
+// or a watermark, and returns by how much the batch changes the total
+// (its passages' tokens less those of the versions it replaces): for a
+// bulk load (BulkBatch) or a rebuild, whose total and watermark are
+// written when every batch is in (finishBulk). Unlike Apply, several may
+// run at once, each building its Bleve segment in its own goroutine, and
+// they may land in any order; a batch that replaces documents must not
+// run alongside the batches before it (its deletions could land before
+// their additions).
+func (p *preparedBatch) applyBulk(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var delta int64
+	b := p.ix.idx.NewBatch()
+	for _, a := range p.old {
+		delta -= int64(a.n)
+	}
+	p.deletions(b)
+	for _, a := range p.cur {
+		delta += int64(a.n)
+		if err := b.IndexAdvanced(document.NewDocument(a.id).AddField(a.field)); err != nil {
+			return 0, fmt.Errorf("index passage %s: %w", a.id, err)
+		}
+	}
+	if err := p.ix.batch(b); err != nil {
+		return 0, fmt.Errorf("index batch: %w", err)
+	}
+	return delta, nil
+}
+
+// deletions adds to b the deletion of the replaced documents' passages
+// beyond their new passage count.
+func (p *preparedBatch) deletions(b *bleve.Batch) {
+	newCount := make(map[string]int, len(p.bt.Docs))
+	for _, d := range p.bt.Docs {
+		newCount[d.Doc.ID] = len(d.Passages)
+	}
+	for _, d := range p.bt.Previous {
+		for _, ps := range d.Passages {
+			if n, ok := newCount[d.Doc.ID]; !ok || ps.Ordinal >= n {
+				b.Delete(ps.ID())
+			}
+		}
+	}
+}
+
+// finishBulk writes the token total and, when seq is above 0, the
+// watermark of an index written by applyBulk.
+func (ix *Index) finishBulk(total uint64, seq int64) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var buf [binary.MaxVarintLen64]byte
+	b := ix.idx.NewBatch()
+	k := binary.PutUvarint(buf[:], total)
+	b.SetInternal(keyTotalTokens, append([]byte(nil), buf[:k]...))
+	if seq > 0 {
+		k := binary.PutUvarint(buf[:], uint64(seq))
+		b.SetInternal(keyWatermark, append([]byte(nil), buf[:k]...))
+	}
+	if err := ix.batch(b); err != nil {
+		return fmt.Errorf("index: write totals: %w", err)
+	}
+	return nil
+}
+
+// BulkBatch indexes a stored batch for a bulk load (pipeline.BulkLoader):
+// it may run alongside other BulkBatch calls and land in any order, and
+// it leaves the index's token total and watermark as they were until
+// CheckpointBulk writes them. The caller runs a batch that replaces
+// documents only once the batches before it are in. Until the
+// checkpoint the index must not be searched (the load holds it alone);
+// if the process dies before it, the watermark still names the last
+// checkpoint, and the next start indexes every batch after it again with
+// IndexBatch, which counts their tokens once.
+func (ix *Index) BulkBatch(ctx context.Context, bt pipeline.IndexBatch) error {
+	ix.bulkMu.Lock()
+	if !ix.bulkStarted {
+		total, err := ix.totalTokens()
+		if err != nil {
+			ix.bulkMu.Unlock()
+			return err
+		}
+		ix.bulkTotal, ix.bulkStarted = int64(total), true
+	}
+	ix.bulkMu.Unlock()
+	p, err := ix.PrepareBatch(ctx, bt)
+	if err != nil {
+		return err
+	}
+	delta, err := p.(*preparedBatch).applyBulk(ctx)
+	if err != nil {
+		return err
+	}
+	ix.bulkMu.Lock()
+	ix.bulkTotal += delta
+	ix.bulkMu.Unlock()
+	return nil
+}
+
+// CheckpointBulk writes the token total of the batches BulkBatch has
+// indexed and records seq, the number of the last of them, as the
+// watermark. Every BulkBatch call must have returned.
+func (ix *Index) CheckpointBulk(ctx context.Context, seq int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ix.bulkMu.Lock()
+	started, total := ix.bulkStarted, ix.bulkTotal
+	ix.bulkMu.Unlock()
+	if !started {
+		return nil
+	}
+	wm, err := ix.Watermark()
+	if err != nil {
+		return err
+	}
+	return ix.finishBulk(uint64(max(total, 0)), max(seq, wm))
+}
+
 // Watermark is the number of the store's last batch the index holds (0:
 // none recorded).
 func (ix *Index) Watermark() (int64, error) {
@@ -500,20 +616,6 @@ func (ix *Index) Watermark() (int64, error) {
 	}
 	n, _ := binary.Uvarint(v)
 	return int64(n), nil
-}
-
-func (ix *Index) setWatermark(seq int64) error {
-	if seq <= 0 {
-		return nil
-	}
-	var buf [binary.MaxVarintLen64]byte
-	k := binary.PutUvarint(buf[:], uint64(seq))
-	b := ix.idx.NewBatch()
-	b.SetInternal(keyWatermark, buf[:k])
-	if err := ix.batch(b); err != nil {
-		return fmt.Errorf("index: write watermark: %w", err)
-	}
-	return nil
 }
 
 func (ix *Index) totalTokens() (uint64, error) {

@@ -378,3 +378,148 @@ func TestWatermarkTravelsWithItsBatch(t *testing.T) {
 		t.Errorf("rebuilt index holds %d passages, want 1", n)
 	}
 }
+
+// TestBulkLoadMatchesOrderedLoad loads the same batches (one replacing a
+// document of an earlier one) with BulkBatch, several at once, and with
+// IndexBatch: the passages, the token total, the scores and the
+// watermark must come out the same.
+func TestBulkLoadMatchesOrderedLoad(t *testing.T) {
+	ctx := context.Background()
+	batches := []pipeline.IndexBatch{
+		{Seq: 1, Docs: []pipeline.IngestDocument{doc("a", "Tariffs", "tariff duties on iron", "the tariff of 1828", "wool and cotton")}},
+		{Seq: 2, Docs: []pipeline.IngestDocument{doc("b", "", "tariff reform", "free trade"), doc("c", "", "iron and steel duties")}},
+		{Seq: 3, Docs: []pipeline.IngestDocument{doc("d", "Banks", "the bank of the united states")}},
+		{Seq: 4, Docs: []pipeline.IngestDocument{doc("e", "", "duties on wool")}},
+	}
+	replace := pipeline.IndexBatch{Seq: 5, Docs: []pipeline.IngestDocument{doc("a", "Tariffs", "a lower tariff")},
+		Previous: []pipeline.IngestDocument{batches[0].Docs[0]}}
+
+	ordered, err := Open(filepath.Join(t.TempDir(), "ordered"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ordered.Close()
+	for _, b := range append(append([]pipeline.IndexBatch(nil), batches...), replace) {
+		if err := ordered.IndexBatch(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	bulk, err := Open(filepath.Join(t.TempDir(), "bulk"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bulk.Close()
+	errs := make(chan error, len(batches))
+	for _, b := range batches {
+		go func() { errs <- bulk.BulkBatch(ctx, b) }()
+	}
+	for range batches {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tot, _ := bulk.totalTokens(); tot != 0 {
+		t.Errorf("token total before the checkpoint = %d, want 0 (still unwritten)", tot)
+	}
+	if err := bulk.BulkBatch(ctx, replace); err != nil { // after the others, as the Ingester runs it
+		t.Fatal(err)
+	}
+	if err := bulk.CheckpointBulk(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, ix := range []*Index{ordered, bulk} {
+		if n, _ := ix.Count(); n != 6 {
+			t.Errorf("%s: %d passages, want 6", ix.Path(), n)
+		}
+		if wm, _ := ix.Watermark(); wm != 5 {
+			t.Errorf("%s: watermark %d, want 5", ix.Path(), wm)
+		}
+	}
+	wantTotal, _ := ordered.totalTokens()
+	if got, _ := bulk.totalTokens(); got != wantTotal || got == 0 {
+		t.Errorf("bulk token total = %d, ordered %d", got, wantTotal)
+	}
+	for _, q := range []string{"tariff", "duties wool", "iron", "bank"} {
+		want, err := ordered.Score(ctx, q, false, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := bulk.Score(ctx, q, false, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.Hits, got.Hits, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })); diff != "" {
+			t.Errorf("%q: bulk hits differ (-ordered +bulk)\n%s", q, diff)
+		}
+	}
+}
+
+// TestBulkLoadInterruptedBeforeCheckpoint: a bulk load that stops before
+// its checkpoint leaves the watermark where it was; indexing the batches
+// after it again, as the next start does, counts every token once.
+func TestBulkLoadInterruptedBeforeCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ix")
+	ix, err := Open(path, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := pipeline.IndexBatch{Seq: 1, Docs: []pipeline.IngestDocument{doc("a", "", "one two three")}}
+	if err := ix.IndexBatch(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	later := []pipeline.IndexBatch{
+		{Seq: 2, Docs: []pipeline.IngestDocument{doc("b", "", "four five")}},
+		{Seq: 3, Docs: []pipeline.IngestDocument{doc("c", "", "six")}},
+	}
+	for _, b := range later {
+		if err := ix.BulkBatch(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The process stops here: no checkpoint.
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(path, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	wm, err := ix.Watermark()
+	if err != nil || wm != 1 {
+		t.Fatalf("watermark after an interrupted bulk load = %d, %v; want 1", wm, err)
+	}
+	for _, b := range later { // the catch-up
+		if err := ix.IndexBatch(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tot, _ := ix.totalTokens(); tot != 6 {
+		t.Errorf("token total = %d, want 6 (each passage counted once)", tot)
+	}
+	if n, _ := ix.Count(); n != 3 {
+		t.Errorf("%d passages, want 3", n)
+	}
+	if wm, _ := ix.Watermark(); wm != 3 {
+		t.Errorf("watermark = %d, want 3", wm)
+	}
+}
+
+// TestCheckpointBulkWithoutBatches writes nothing: a load that indexed
+// nothing leaves the index as it was.
+func TestCheckpointBulkWithoutBatches(t *testing.T) {
+	ix, _ := newTestIndex(t, DefaultOptions(), doc("a", "", "one two"))
+	before, _ := ix.totalTokens()
+	if err := ix.CheckpointBulk(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := ix.totalTokens(); after != before {
+		t.Errorf("token total %d → %d", before, after)
+	}
+	if wm, _ := ix.Watermark(); wm != 0 {
+		t.Errorf("watermark = %d, want 0", wm)
+	}
+}

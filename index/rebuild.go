@@ -4,9 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/crucible-portal/crucible/pipeline"
 )
+
+// rebuildWorkers is how many batches a rebuild analyses and writes at
+// once: Bleve builds a batch's segment in the goroutine that hands it the
+// batch, so one writer leaves a core idle while it does.
+const rebuildWorkers = 2
 
 // PassageLister streams every stored passage with its document's title.
 type PassageLister interface {
@@ -40,39 +46,79 @@ func Rebuild(ctx context.Context, path string, opts Options, src PassageLister, 
 	if err != nil {
 		return nil, err
 	}
-	if err := ix.setWatermark(seq); err != nil {
-		ix.Close()
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("reindex: %w", err)
-	}
-	// Each batch is analysed while the one before it is written
-	// (pipeline.InOrder), and read from the store meanwhile.
-	const batchPassages = 1000
-	var order pipeline.InOrder
-	var docs []pipeline.IngestDocument
-	n, done := 0, 0
-	flush := func() error {
-		if len(docs) == 0 {
-			return nil
+	// Batches are analysed and written rebuildWorkers at a time, in any
+	// order (applyBulk): the index is not searched until it is complete,
+	// and an interrupted rebuild is thrown away. The token total and the
+	// watermark are written last.
+	jobs := make(chan []pipeline.IngestDocument)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		total    int64
+		done     int
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
 		}
-		batch, count := docs, n
-		docs, n = nil, 0
-		return order.Go(func() (func() error, error) {
-			p, err := ix.PrepareBatch(ctx, pipeline.IndexBatch{Docs: batch})
-			if err != nil {
-				return nil, err
-			}
-			return func() error {
-				if err := p.Apply(ctx); err != nil {
-					return err
+		mu.Unlock()
+	}
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return firstErr
+	}
+	for w := 0; w < rebuildWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := range jobs {
+				if failed() != nil {
+					continue
 				}
+				p, err := ix.PrepareBatch(ctx, pipeline.IndexBatch{Docs: batch})
+				if err != nil {
+					fail(err)
+					continue
+				}
+				delta, err := p.(*preparedBatch).applyBulk(ctx)
+				if err != nil {
+					fail(err)
+					continue
+				}
+				count := 0
+				for _, d := range batch {
+					count += len(d.Passages)
+				}
+				mu.Lock()
+				total += delta
 				done += count
 				if progress != nil {
 					progress(done)
 				}
-				return nil
-			}, nil
-		})
+				mu.Unlock()
+			}
+		}()
+	}
+	const batchPassages = 1000
+	var docs []pipeline.IngestDocument
+	n := 0
+	flush := func() error {
+		if len(docs) == 0 {
+			return nil
+		}
+		if err := failed(); err != nil {
+			return err
+		}
+		select {
+		case jobs <- docs:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		docs, n = nil, 0
+		return nil
 	}
 	err = src.EachPassage(ctx, func(title string, p pipeline.Passage) error {
 		if k := len(docs); k > 0 && docs[k-1].Doc.ID == p.DocID {
@@ -94,8 +140,13 @@ func Rebuild(ctx context.Context, path string, opts Options, src PassageLister, 
 	if err == nil {
 		err = flush()
 	}
-	if werr := order.Wait(); err == nil {
-		err = werr
+	close(jobs)
+	wg.Wait()
+	if err == nil {
+		err = failed()
+	}
+	if err == nil {
+		err = ix.finishBulk(uint64(max(total, 0)), seq)
 	}
 	if cerr := ix.Close(); err == nil && cerr != nil {
 		err = cerr

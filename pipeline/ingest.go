@@ -53,12 +53,22 @@ type Ingester struct {
 	// Overlap indexes each full batch in the background while the next
 	// one is read and stored (a bulk load on several cores).
 	Overlap bool
+	// Bulk, with Overlap and an Index that is a BulkLoader, indexes up
+	// to bulkDepth batches at once, landing in any order, and writes the
+	// index's statistics and watermark when Flush has seen every batch in
+	// (BulkLoader.CheckpointBulk). For a load nothing searches meanwhile
+	// (`crucible ingest` into an empty index): Bleve builds each batch's
+	// segment in the goroutine that hands it the batch, so one writer at
+	// a time leaves a core idle. A batch that replaces documents waits
+	// for the batches before it.
+	Bulk bool
 
 	batch      []IngestDocument
 	batchBytes int
 	statsMu    sync.Mutex // guards stats (written by the store goroutine)
 	stats      IngestStats
 	order      InOrder // the batches being indexed in the background
+	bulk       bulkRun // with Bulk: the batches being indexed in any order
 
 	// With Overlap: the batches waiting for the store goroutine, which
 	// runs while a batch is queued or being stored (storing says so).
@@ -129,9 +139,13 @@ func (in *Ingester) segment(doc Document) []Span {
 }
 
 // Flush writes the queued documents and waits until every batch is
-// stored and indexed.
+// stored and indexed; with Bulk it then records them in the index
+// (BulkLoader.CheckpointBulk).
 func (in *Ingester) Flush(ctx context.Context) error {
-	return in.flush(ctx, true)
+	if err := in.flush(ctx, true); err != nil {
+		return err
+	}
+	return in.bulk.checkpoint(ctx)
 }
 
 // flush stores the queued documents and starts indexing them; with wait
@@ -222,6 +236,9 @@ func (in *Ingester) settle(err error) error {
 		in.queue = nil
 	}
 	ierr := in.order.Wait()
+	if berr := in.bulk.wait(); ierr == nil {
+		ierr = berr
+	}
 	if err == nil {
 		err = in.firstStoreErr()
 	}
@@ -267,6 +284,9 @@ func (in *Ingester) store(ctx context.Context, uniq []IngestDocument) error {
 	if !in.Overlap {
 		return indexFailed(in.Index.IndexBatch(ctx, b))
 	}
+	if bl, ok := in.Index.(BulkLoader); ok && in.Bulk {
+		return in.bulk.start(ctx, bl, b)
+	}
 	// Only the store goroutine starts index jobs, one batch at a time.
 	return in.order.Go(func() (func() error, error) {
 		if p, ok := in.Index.(BatchPreparer); ok {
@@ -278,6 +298,119 @@ func (in *Ingester) store(ctx context.Context, uniq []IngestDocument) error {
 		}
 		return func() error { return indexFailed(in.Index.IndexBatch(ctx, b)) }, nil
 	})
+}
+
+// BulkLoader is a PassageIndexer that can index a bulk load's batches
+// several at a time, landing in any order (Ingester.Bulk). BulkBatch
+// leaves the index's collection statistics and watermark as they were;
+// CheckpointBulk, called when every BulkBatch has returned, writes them,
+// seq being the number of the last batch. If the process dies before the
+// checkpoint, the next start indexes every batch after the last one
+// again (the watermark has not moved).
+type BulkLoader interface {
+	BulkBatch(ctx context.Context, b IndexBatch) error
+	CheckpointBulk(ctx context.Context, seq int64) error
+}
+
+// bulkDepth is how many batches a bulk load indexes at once, and
+// bulkCheckpointEvery after how many batches it waits for those in
+// flight and checkpoints, so that a load killed near its end does not
+// leave the next start to index it all again.
+const (
+	bulkDepth           = 2
+	bulkCheckpointEvery = 32
+)
+
+// bulkRun indexes a bulk load's batches, bulkDepth at once, for the store
+// goroutine (Ingester.Bulk). After an error it starts no more.
+type bulkRun struct {
+	loader BulkLoader
+	slots  chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
+	seq    int64 // the highest batch number indexed
+	since  int   // batches started since the last checkpoint
+}
+
+// start indexes a batch in the background once a slot is free; a batch
+// that replaces documents first waits for the ones in flight, so that
+// its deletions cannot land before their additions.
+func (r *bulkRun) start(ctx context.Context, bl BulkLoader, b IndexBatch) error {
+	if err := r.firstErr(); err != nil {
+		return err
+	}
+	if r.slots == nil {
+		r.loader, r.slots = bl, make(chan struct{}, bulkDepth)
+	}
+	if r.since >= bulkCheckpointEvery {
+		if err := r.checkpoint(ctx); err != nil {
+			return err
+		}
+	}
+	if len(b.Previous) > 0 {
+		r.wg.Wait()
+		if err := r.firstErr(); err != nil {
+			return err
+		}
+	}
+	r.since++
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r.wg.Add(1)
+	go func() {
+		defer func() { <-r.slots; r.wg.Done() }()
+		err := bl.BulkBatch(ctx, b)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err != nil {
+			if r.err == nil {
+				r.err = indexFailed(err)
+			}
+			return
+		}
+		r.seq = max(r.seq, b.Seq)
+	}()
+	return nil
+}
+
+// wait waits for the batches in flight and returns the first error.
+func (r *bulkRun) wait() error {
+	r.wg.Wait()
+	return r.firstErr()
+}
+
+// checkpoint records the batches indexed so far in the index, once they
+// are all in and none failed.
+func (r *bulkRun) checkpoint(ctx context.Context) error {
+	if r.loader == nil {
+		return nil
+	}
+	if err := r.wait(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	seq := r.seq
+	r.mu.Unlock()
+	r.since = 0
+	err := indexFailed(r.loader.CheckpointBulk(ctx, seq))
+	if err != nil {
+		r.mu.Lock()
+		if r.err == nil {
+			r.err = err
+		}
+		r.mu.Unlock()
+	}
+	return err
+}
+
+func (r *bulkRun) firstErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }
 
 // indexFailed says what an index error after a stored batch means.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -263,5 +264,154 @@ func TestIngesterOverlapStoreFailure(t *testing.T) {
 	}
 	if err := in.Flush(ctx); err == nil {
 		t.Error("Flush after the failure: no error")
+	}
+}
+
+// bulkIndex is a BulkLoader that records what a bulk load did: how many
+// batches were in flight at once, whether a batch replacing documents
+// started while an earlier one was in flight, and its checkpoints.
+type bulkIndex struct {
+	mu          sync.Mutex
+	inFlight    int
+	flying      map[int64]bool // the batches in flight
+	most        int
+	replaceBusy bool
+	seqs        []int64
+	checkpoints []int64
+	failOn      int64
+	// firstWaits makes the first batch wait until a second has started,
+	// so the test sees two at once without relying on timing.
+	firstWaits chan struct{}
+}
+
+func (f *bulkIndex) IndexBatch(context.Context, pipeline.IndexBatch) error {
+	return errors.New("IndexBatch called during a bulk load")
+}
+
+func (f *bulkIndex) BulkBatch(_ context.Context, b pipeline.IndexBatch) error {
+	f.mu.Lock()
+	for seq := range f.flying {
+		if len(b.Previous) > 0 && seq < b.Seq {
+			f.replaceBusy = true
+		}
+	}
+	f.flying[b.Seq] = true
+	f.inFlight++
+	f.most = max(f.most, f.inFlight)
+	f.mu.Unlock()
+	switch b.Seq {
+	case 1:
+		select {
+		case <-f.firstWaits:
+		case <-time.After(10 * time.Second):
+		}
+	case 2:
+		close(f.firstWaits)
+	}
+	time.Sleep(time.Millisecond)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inFlight--
+	delete(f.flying, b.Seq)
+	f.seqs = append(f.seqs, b.Seq)
+	if b.Seq == f.failOn {
+		return errors.New("disk full")
+	}
+	return nil
+}
+
+func (f *bulkIndex) CheckpointBulk(_ context.Context, seq int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checkpoints = append(f.checkpoints, seq)
+	return nil
+}
+
+// replacingWriter numbers its batches and returns the stored version of a
+// document it is given again as replaced.
+type replacingWriter struct {
+	n      int64
+	stored map[string]pipeline.IngestDocument
+}
+
+func (w *replacingWriter) ReplaceDocuments(_ context.Context, batch []pipeline.IngestDocument) (pipeline.ReplaceResult, error) {
+	w.n++
+	res := pipeline.ReplaceResult{Batch: w.n}
+	for _, d := range batch {
+		if old, ok := w.stored[d.Doc.ID]; ok {
+			res.Replaced++
+			res.Previous = append(res.Previous, old)
+		} else {
+			res.Inserted++
+		}
+		w.stored[d.Doc.ID] = d
+	}
+	return res, nil
+}
+
+// TestIngesterBulk indexes with Bulk: batches go to BulkBatch two at a
+// time, a batch that replaces a document only once the ones before it
+// are in, and Flush checkpoints the highest batch number once all are
+// in (and every 32 batches on the way); after a failure it reports the
+// error and does not checkpoint.
+func TestIngesterBulk(t *testing.T) {
+	ctx := context.Background()
+	ix := &bulkIndex{firstWaits: make(chan struct{}), flying: map[int64]bool{}}
+	in := &pipeline.Ingester{Store: &replacingWriter{stored: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: words, BatchDocs: 1, Overlap: true, Bulk: true}
+	ids := []string{"a", "b", "c", "d", "b", "e", "f"} // batch 5 replaces b
+	for _, id := range ids {
+		if err := in.Add(ctx, pipeline.Document{ID: id, Text: "some words"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(ix.seqs, func(i, j int) bool { return ix.seqs[i] < ix.seqs[j] })
+	if diff := cmp.Diff([]int64{1, 2, 3, 4, 5, 6, 7}, ix.seqs); diff != "" {
+		t.Errorf("batches indexed (-want +got)\n%s", diff)
+	}
+	if ix.most != 2 {
+		t.Errorf("at most %d batches in flight, want 2", ix.most)
+	}
+	if ix.replaceBusy {
+		t.Error("the batch replacing a document started while an earlier one was in flight")
+	}
+	if diff := cmp.Diff([]int64{7}, ix.checkpoints); diff != "" {
+		t.Errorf("checkpoints (-want +got)\n%s", diff)
+	}
+	if st := in.Stats(); st.Inserted != 6 || st.Replaced != 1 {
+		t.Errorf("stats %+v", st)
+	}
+
+	ix = &bulkIndex{firstWaits: make(chan struct{}), flying: map[int64]bool{}, failOn: 3}
+	in = &pipeline.Ingester{Store: &replacingWriter{stored: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: words, BatchDocs: 1, Overlap: true, Bulk: true}
+	var err error
+	for i := 0; i < 10 && err == nil; i++ {
+		err = in.Add(ctx, pipeline.Document{ID: fmt.Sprint("d", i), Text: "text"})
+	}
+	if err == nil {
+		err = in.Flush(ctx)
+	}
+	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "crucible reindex") {
+		t.Errorf("bulk index failure: err = %v, want it reported with advice to reindex", err)
+	}
+	if len(ix.checkpoints) != 0 {
+		t.Errorf("checkpointed %v after a failure", ix.checkpoints)
+	}
+
+	// A long load checkpoints on the way, every 32 batches.
+	ix = &bulkIndex{firstWaits: make(chan struct{}), flying: map[int64]bool{}}
+	in = &pipeline.Ingester{Store: &replacingWriter{stored: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: words, BatchDocs: 1, Overlap: true, Bulk: true}
+	for i := 0; i < 70; i++ {
+		if err := in.Add(ctx, pipeline.Document{ID: fmt.Sprint("d", i), Text: "text"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{32, 64, 70}, ix.checkpoints); diff != "" {
+		t.Errorf("checkpoints of a long load (-want +got)\n%s", diff)
 	}
 }

@@ -275,7 +275,8 @@ func buildCrucible(ctx context.Context, dir string, docs []pipeline.IngestDocume
 		return nil, 0, 0, err
 	}
 	start := time.Now()
-	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, Overlap: true, BatchDocs: batchDocs}
+	// A first load, as `crucible ingest` makes it into an empty index.
+	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, Overlap: true, Bulk: true, BatchDocs: batchDocs}
 	n := 0
 	for r := 0; r < scale; r++ {
 		for _, d := range docs {

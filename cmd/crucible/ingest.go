@@ -127,7 +127,14 @@ func ingest(ctx context.Context, a *app, paths []string, o ingestOptions, stderr
 	if bar != nil {
 		opts.Progress = func(n int64) { bar.Add64(n) }
 	}
-	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages, BatchDocs: o.BatchDocs, Overlap: true}
+	// Into an empty index (a first load) batches are indexed two at a
+	// time, in any order (pipeline.Ingester.Bulk): nothing searches the
+	// index while this process holds it.
+	held, err := a.index.Count()
+	if err != nil {
+		return ingestResult{}, err
+	}
+	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages, BatchDocs: o.BatchDocs, Overlap: true, Bulk: held == 0}
 	tooLong := 0
 	problem := func(p corpus.Problem) {
 		if bar != nil {
