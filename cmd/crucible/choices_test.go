@@ -37,10 +37,11 @@ func TestReportChoices(t *testing.T) {
 		if c.RequestID != "t-1" || c.Sentence == "" || c.DocID == "" || c.Score <= 0 || c.Score >= 1 {
 			t.Errorf("line %+v", c)
 		}
-		if len(c.Features) != len(crucible.ChoiceFeatures) {
-			t.Errorf("features %v, want %v", c.Features, crucible.ChoiceFeatures)
+		names := append(append([]string(nil), crucible.ChoiceFeatures...), crucible.TopicFeatures...)
+		if len(c.Features) != len(names) {
+			t.Errorf("features %v, want %v", c.Features, names)
 		}
-		for _, name := range crucible.ChoiceFeatures {
+		for _, name := range names {
 			if _, ok := c.Features[name]; !ok {
 				t.Errorf("feature %s missing from %v", name, c.Features)
 			}

@@ -400,7 +400,7 @@ func (o *usageObserver) Choices(_ context.Context, request string, cs []crucible
 			DocID: c.Candidate.Citation.DocID, Passage: c.Candidate.Citation.Ordinal,
 			Start: c.Candidate.Citation.Start, End: c.Candidate.Citation.End,
 			Confidence: c.Candidate.Confidence, Features: map[string]float64{}, Score: c.Score}
-		for i, name := range crucible.ChoiceFeatures {
+		for i, name := range append(append([]string(nil), crucible.ChoiceFeatures...), crucible.TopicFeatures...) {
 			l.Features[name] = c.Features[i]
 		}
 		if err := o.choices.enc.Encode(l); err != nil {

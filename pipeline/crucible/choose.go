@@ -37,7 +37,8 @@ var (
 )
 
 // Choice is one candidate assembly was offered when it chose sentences
-// by their promise: its features (ChoiceFeatures) and score.
+// by their promise: its features (ChoiceFeatures, then TopicFeatures) and
+// score.
 type Choice struct {
 	Candidate pipeline.Candidate
 	Features  []float64
@@ -65,13 +66,18 @@ func (r *run) sentenceScore(turns []pipeline.Nugget, cands []pipeline.Candidate)
 	}
 }
 
-// choiceScore is the score of a candidate with features x.
+// choiceScore is the score of a candidate with features x
+// (ChoiceFeatures, then TopicFeatures): the estimate that it states a
+// wanted fact times the square root of the estimate that it is on topic
+// (topicality), per square root of its length.
 func choiceScore(c pipeline.Candidate, x []float64) float64 {
 	z := choiceBias
 	for i, w := range choiceWeights {
 		z += w * x[i]
 	}
-	return 1 / (1 + math.Exp(-z)) / math.Sqrt(float64(utf8.RuneCountInString(c.Sentence))+1)
+	fact := 1 / (1 + math.Exp(-z))
+	onTopic := topicEstimate(x[len(ChoiceFeatures):], x[0])
+	return fact * math.Sqrt(onTopic) / math.Sqrt(float64(utf8.RuneCountInString(c.Sentence))+1)
 }
 
 // choiceFeatures returns the features (ChoiceFeatures) of a candidate
@@ -102,7 +108,8 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 	kept := float64(max(len(turns), 1))
 	return func(c pipeline.Candidate) []float64 {
 		var anchors, inTitle, inProblem float64
-		for t := range termSet(c.Sentence) {
+		sentence := termSet(c.Sentence)
+		for t := range sentence {
 			if r.subject != nil && r.subject.anchors[t] {
 				anchors++
 			}
@@ -117,7 +124,7 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 		if pr, ok := r.passageRank[c.Citation.PassageID()]; ok {
 			rank = math.Min(float64(pr), 200)
 		}
-		return []float64{
+		return append([]float64{
 			rank / 200,
 			float64(len(nuggetsIn[c.Citation.PassageID()])),
 			inProblem,
@@ -126,7 +133,7 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 			math.Min(anchors, 4),
 			math.Min(inTitle, 4),
 			float64(utf8.RuneCountInString(c.Sentence)) / 300,
-		}
+		}, r.topic.features(sentence)...)
 	}
 }
 

@@ -1,6 +1,8 @@
 package crucible
 
 import (
+	"context"
+	"math"
 	"testing"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -42,5 +44,66 @@ func TestSentenceScore(t *testing.T) {
 		if b, w := score(tc.better), score(tc.worse); b <= w {
 			t.Errorf("%s: %.4f is not above %.4f", tc.name, b, w)
 		}
+	}
+}
+
+// TestTopicality: the topic estimate reads lifts from a ranking's best
+// passages against the collection, weighs the title's terms by their
+// lift among the title's passages, and raises the score of a sentence
+// that names what the title is about.
+func TestTopicality(t *testing.T) {
+	ctx := context.Background()
+	// A collection of 1,000 passages; "korea" is in 10 of them, "treaty"
+	// in 100, "relations" in 400.
+	docFreq := func(_ context.Context, ts []string) (int, map[string]int, error) {
+		df := map[string]int{"korea": 10, "treaty": 100, "relations": 400, "the": 1000, "with": 1000}
+		out := map[string]int{}
+		for _, t := range ts {
+			out[t] = df[t]
+		}
+		return 1000, out, nil
+	}
+	best := []string{"the treaty with korea", "korea and the treaty", "relations with korea", "the treaty"}
+	l, err := lifts(ctx, best, words, docFreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// korea: in 3 of 4 passages against 1% of the collection, lift 75;
+	// treaty: 3 of 4 against 10%, lift 7.5; "relations" (1 passage) and
+	// "the" (lift 0.75) have none.
+	if math.Abs(l["korea"]-math.Log(75)) > 1e-9 || math.Abs(l["treaty"]-math.Log(7.5)) > 1e-9 {
+		t.Errorf("lifts %v", l)
+	}
+	if _, ok := l["relations"]; ok {
+		t.Errorf("a term in fewer than %d passages has a lift: %v", liftMinCount, l)
+	}
+	if _, ok := l["the"]; ok {
+		t.Errorf("a term no more frequent than in the collection has a lift: %v", l)
+	}
+	search := passageSearcher{hits: []pipeline.Hit{{Text: "relations with korea"}, {Text: "korea"}, {Text: "korea treaty"}}}
+	top, err := newTopicality(ctx, pipeline.Request{Title: "Relations with Korea"}, best, search, words, docFreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range words(s) {
+			m[w] = true
+		}
+		return m
+	}
+	naming, other := top.features(set("the envoy to korea")), top.features(set("the envoy to peru under the treaty"))
+	if !(naming[0] > 0.9 && other[0] < 0.1) {
+		t.Errorf("title share: %v for a sentence naming korea, %v for one that does not", naming, other)
+	}
+	if topicEstimate(naming, 0) <= topicEstimate(other, 0) {
+		t.Errorf("estimate %.3f for the sentence naming the topic, %.3f for the other", topicEstimate(naming, 0), topicEstimate(other, 0))
+	}
+	if topicEstimate(naming, 0) <= topicEstimate(naming, 1) {
+		t.Error("a worse-ranked passage should lower the estimate")
+	}
+	var none *topicality
+	if f := none.features(set("korea")); len(f) != len(TopicFeatures) || f[0] != 0 || f[1] != 0 {
+		t.Errorf("features without a topic model = %v", f)
 	}
 }

@@ -246,6 +246,9 @@ type run struct {
 	// subject is what the request is about: a report sentence must speak
 	// of it (see subject and onTopic).
 	subject *subject
+	// topic estimates whether a sentence is on the request's topic, for
+	// the choice of sentences (see topicality); nil without it.
+	topic *topicality
 	// ranker is the trained nugget ranker of the engine, nil for
 	// pipeline.DefaultWeights.
 	ranker *pipeline.RankerModel
@@ -761,6 +764,11 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 	}
 	if r.subject, err = newSubject(ctx, r.req, best, r.e.Terms, r.e.DocFreq); err != nil {
 		return err
+	}
+	if r.h.ChooseSentences {
+		if r.topic, err = newTopicality(ctx, r.req, best, r.e.Searcher, r.e.Terms, r.e.DocFreq); err != nil {
+			return err
+		}
 	}
 	seen := map[string]int{}
 	sum := map[string]float64{}

@@ -28,6 +28,17 @@ most confident candidate in the nuggets' turn order (the papers'
 assembly) and once by the model's score; the script prints the gold facts
 each finds. Then it fits on every set and prints the weights in the order
 of crucible.ChoiceFeatures, for choiceBias and choiceWeights.
+
+With --topics NAME FILE for every set (its hand-written topic terms,
+testdata/eval/sotuN-topics.jsonl), it also fits the topic estimate
+(pipeline/crucible/topicality.go): a logistic model of whether a
+candidate holds one of its request's topic terms (the rule of `crucible
+eval reports --topics`: lower case, on word boundaries, a trailing *
+matching any ending), over crucible.TopicFeatures and the passage rank.
+Left one set out in turn, it replays the choice by the model's score with
+and without the square root of the estimate as a factor and prints the
+gold facts and the share of on-topic sentences of each; then the weights
+fitted on every set, for topicBias and topicWeights.
 """
 import argparse
 import collections
@@ -41,6 +52,9 @@ import sys
 # writes them by name).
 FEATURES = ["passage_rank", "shared", "problem_words", "turn", "quality",
             "anchors", "title_words", "length"]
+# The topic estimate's features: crucible.TopicFeatures, then the passage
+# rank.
+TOPIC_FEATURES = ["title_share", "max_lift", "passage_rank"]
 
 
 def norm(s):
@@ -103,7 +117,15 @@ def fit(rows, names, iters=400, rate=0.5, l2=1e-3):
 
 
 def replay(cands, key):
-    """Assembly over one request's candidates, taken in order of key."""
+    """Gold facts of assembly over one request's candidates, taken in
+    order of key."""
+    out = chosen(cands, key)
+    return len(set().union(*[c["gold"] for c in out])) if out else 0
+
+
+def chosen(cands, key):
+    """Assembly over one request's candidates, taken in order of key: the
+    candidates it takes."""
     limit, used, out, taken, texts = cands[0]["limit"], 0, [], set(), set()
     for c in sorted(cands, key=key):
         if c["nugget_id"] in taken or c["sentence"] in texts:
@@ -117,20 +139,38 @@ def replay(cands, key):
         out.append(c)
         taken.add(c["nugget_id"])
         texts.add(c["sentence"])
-    return len(set().union(*[c["gold"] for c in out])) if out else 0
+    return out
+
+
+def topic_matcher(path):
+    """The on-topic rule of crucible eval reports --topics, per request."""
+    fold = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                          "\u2010": "-", "\u2011": "-"})
+    terms = {}
+    for t in read_jsonl(path):
+        res = []
+        for term in t["terms"]:
+            term = term.lower().translate(fold)
+            star = term.endswith("*")
+            term = term.rstrip("*")
+            res.append(re.compile(r"(?<!\w)" + re.escape(term) + ("" if star else r"(?!\w)")))
+        terms[t["request_id"]] = res
+    return lambda rid, text: any(r.search(text.lower().translate(fold)) for r in terms.get(rid, []))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", nargs=4, action="append", required=True,
                     metavar=("NAME", "CHOICES", "REQUESTS", "NUGGETS"))
+    ap.add_argument("--topics", nargs=2, action="append", default=[], metavar=("NAME", "TOPICS"),
+                    help="a set's topic terms: also fit the topic estimate")
     args = ap.parse_args()
     sets = [load_set(*s) for s in args.set]
     names = FEATURES
     for _, reqs, _ in sets:
         for cs in reqs.values():
             for c in cs:
-                if sorted(c["features"]) != sorted(names):
+                if not set(names) <= set(c["features"]):
                     sys.exit(f"request {c['request_id']}: features {sorted(c['features'])}, want {names}")
 
     def score(b, w):
@@ -149,6 +189,49 @@ def main():
     b, w = fit([c for _, rs, _ in sets for cs in rs.values() for c in cs], names)
     print(f"fitted on every set: choiceBias = {b:.4f}")
     print("choiceWeights = []float64{" + ", ".join(f"{x:.4f}" for x in w) + "}  // " + ", ".join(names))
+    if args.topics:
+        fit_topics(sets, dict(args.topics), score)
+
+
+def fit_topics(sets, topics, score):
+    """Fit the topic estimate; replay the choice with and without it."""
+    missing = [name for name, _, _ in sets if name not in topics]
+    if missing:
+        sys.exit(f"--topics: no topic terms for {', '.join(missing)}")
+    for name, reqs, _ in sets:
+        on = topic_matcher(topics[name])
+        for rid, cs in reqs.items():
+            for c in cs:
+                if not set(TOPIC_FEATURES) <= set(c["features"]):
+                    sys.exit(f"request {rid}: no {TOPIC_FEATURES} features (a --choices file of an older engine?)")
+                c["on"] = on(rid, c["sentence"])
+    on_rows = lambda rows: [dict(c, gold={"on"} if c["on"] else set()) for c in rows]
+    totals = collections.Counter()
+    for name, reqs, _ in sets:
+        train = [c for other, rs, _ in sets if other != name for cs in rs.values() for c in cs]
+        b, w = fit(train, FEATURES)
+        tb, tw = fit(on_rows(train), TOPIC_FEATURES)
+        fact = score(b, w)
+        est = lambda c: sigmoid(tb + sum(wi * c["features"][k] for wi, k in zip(tw, TOPIC_FEATURES)))
+        line = [name + ":"]
+        for label, key in (("without", fact), ("with", lambda c: fact(c) * math.sqrt(est(c)))):
+            facts = sents = ons = 0
+            for cs in reqs.values():
+                out = chosen(cs, key)
+                facts += len(set().union(*[c["gold"] for c in out])) if out else 0
+                sents += len(out)
+                ons += sum(c["on"] for c in out)
+            share = ons / sents if sents else 0
+            totals[label + " facts"] += facts
+            totals[label + " share"] += share
+            line.append(f"{label} the estimate {facts} facts, {share:.3f} on topic;")
+        print(" ".join(line))
+    n = len(sets)
+    print(f"all: without the estimate {totals['without facts']} facts, mean on-topic share {totals['without share'] / n:.3f}; "
+          f"with it {totals['with facts']} facts, {totals['with share'] / n:.3f}")
+    tb, tw = fit(on_rows([c for _, rs, _ in sets for cs in rs.values() for c in cs]), TOPIC_FEATURES)
+    print(f"fitted on every set: topicBias = {tb:.4f}")
+    print("topicWeights = []float64{" + ", ".join(f"{x:.4f}" for x in tw) + "}  // " + ", ".join(TOPIC_FEATURES))
 
 
 if __name__ == "__main__":
