@@ -133,8 +133,20 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 			math.Min(anchors, 4),
 			math.Min(inTitle, 4),
 			float64(utf8.RuneCountInString(c.Sentence)) / 300,
-		}, r.topic.features(sentence)...)
+		}, r.topic.features(topicTerms(c, sentence, termSet))...)
 	}
+}
+
+// topicTerms are the terms the topic estimate reads a candidate by: those
+// of the text it cites, not of its attribution, which names a speaker and
+// a year ("In 1952, Harry S Truman reported"), not a topic — a request
+// "from Truman to Reagan" would otherwise find every Truman sentence on
+// its topic.
+func topicTerms(c pipeline.Candidate, sentence map[string]bool, termSet func(string) map[string]bool) map[string]bool {
+	if c.Support == "" {
+		return sentence
+	}
+	return termSet(c.Support)
 }
 
 // observeChoices gives a ChoiceObserver the candidates assembly chose
