@@ -207,16 +207,23 @@ func TestIngesterOverlap(t *testing.T) {
 
 	ix = &slowIndex{failOn: 2}
 	in = &pipeline.Ingester{Store: &seqWriter{}, Index: ix, Segment: words, BatchDocs: 1, Overlap: true}
+	err := addUntilError(ctx, in, 10)
+	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "crucible reindex") {
+		t.Errorf("index failure in the background: err = %v, want it reported with advice to reindex", err)
+	}
+}
+
+// addUntilError adds n one-word documents, stopping at the first error,
+// then flushes; it returns the first error.
+func addUntilError(ctx context.Context, in *pipeline.Ingester, n int) error {
 	var err error
-	for i := 0; i < 10 && err == nil; i++ {
+	for i := 0; i < n && err == nil; i++ {
 		err = in.Add(ctx, pipeline.Document{ID: fmt.Sprint("d", i), Text: "text"})
 	}
 	if err == nil {
 		err = in.Flush(ctx)
 	}
-	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "crucible reindex") {
-		t.Errorf("index failure in the background: err = %v, want it reported with advice to reindex", err)
-	}
+	return err
 }
 
 // failingWriter numbers its batches and fails the failOn-th; it records
@@ -386,13 +393,7 @@ func TestIngesterBulk(t *testing.T) {
 
 	ix = &bulkIndex{firstWaits: make(chan struct{}), flying: map[int64]bool{}, failOn: 3}
 	in = &pipeline.Ingester{Store: &replacingWriter{stored: map[string]pipeline.IngestDocument{}}, Index: ix, Segment: words, BatchDocs: 1, Overlap: true, Bulk: true}
-	var err error
-	for i := 0; i < 10 && err == nil; i++ {
-		err = in.Add(ctx, pipeline.Document{ID: fmt.Sprint("d", i), Text: "text"})
-	}
-	if err == nil {
-		err = in.Flush(ctx)
-	}
+	err := addUntilError(ctx, in, 10)
 	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "crucible reindex") {
 		t.Errorf("bulk index failure: err = %v, want it reported with advice to reindex", err)
 	}
