@@ -57,7 +57,7 @@ type Ingester struct {
 	// to bulkDepth batches at once, landing in any order, and writes the
 	// index's statistics and watermark when Flush has seen every batch in
 	// (BulkLoader.CheckpointBulk). For a load nothing searches meanwhile
-	// (`crucible ingest` into an empty index): Bleve builds each batch's
+	// (a first `crucible ingest`, into an empty store and index): Bleve builds each batch's
 	// segment in the goroutine that hands it the batch, so one writer at
 	// a time leaves a core idle. A batch that replaces documents waits
 	// for the batches before it.

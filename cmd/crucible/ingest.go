@@ -127,14 +127,19 @@ func ingest(ctx context.Context, a *app, paths []string, o ingestOptions, stderr
 	if bar != nil {
 		opts.Progress = func(n int64) { bar.Add64(n) }
 	}
-	// Into an empty index (a first load) batches are indexed two at a
-	// time, in any order (pipeline.Ingester.Bulk): nothing searches the
-	// index while this process holds it.
+	// A first load (an empty store and index) indexes its batches two at
+	// a time, in any order (pipeline.Ingester.Bulk): nothing searches the
+	// index while this process holds it, and no batch replaces what the
+	// index holds.
 	held, err := a.index.Count()
 	if err != nil {
 		return ingestResult{}, err
 	}
-	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages, BatchDocs: o.BatchDocs, Overlap: true, Bulk: held == 0}
+	st, err := a.db.Stats(ctx)
+	if err != nil {
+		return ingestResult{}, err
+	}
+	in := &pipeline.Ingester{Store: a.db, Index: a.index, Segment: index.Segment, MaxPassages: o.MaxPassages, BatchDocs: o.BatchDocs, Overlap: true, Bulk: held == 0 && st.Documents == 0}
 	tooLong := 0
 	problem := func(p corpus.Problem) {
 		if bar != nil {
