@@ -363,6 +363,7 @@ var ruleSettings = []struct {
 	{views.FieldSpreadSources, func(s *pipeline.Settings) **bool { return &s.SpreadSources }},
 	{views.FieldBestPassage, func(s *pipeline.Settings) **bool { return &s.BestPassage }},
 	{views.FieldChooseSentences, func(s *pipeline.Settings) **bool { return &s.ChooseSentences }},
+	{views.FieldFacetNuggets, func(s *pipeline.Settings) **bool { return &s.FacetNuggets }},
 }
 
 // parseReportForm reads a new-report form. Text is trimmed, with CRLF line

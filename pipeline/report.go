@@ -171,16 +171,17 @@ type Settings struct {
 	// (pipeline.RankerModel; 0: DefaultWeights). The run sets it from the
 	// engine's active ranker; what a request asks for is ignored.
 	Ranker int64 `json:",omitempty"`
-	// PreferPeriod, PassageScores, SpreadSources, BestPassage and
-	// ChooseSentences switch the rules
+	// PreferPeriod, PassageScores, SpreadSources, BestPassage,
+	// ChooseSentences and FacetNuggets switch the rules
 	// Crucible adds to the papers' method (see Heuristics); nil takes the
 	// engine's default, and a run records what it used.
 	PreferPeriod  *bool `json:",omitempty"`
 	PassageScores *bool `json:",omitempty"`
 	SpreadSources *bool `json:",omitempty"`
 	BestPassage   *bool `json:",omitempty"`
-	// ChooseSentences: see Heuristics.
+	// ChooseSentences, FacetNuggets: see Heuristics.
 	ChooseSentences *bool `json:",omitempty"`
+	FacetNuggets    *bool `json:",omitempty"`
 }
 
 // Heuristics are the retrieval and ranking rules Crucible adds to the
@@ -211,6 +212,11 @@ type Heuristics struct {
 	// nugget's most confident candidate in rank order (the papers'
 	// assembly); the chosen sentences keep their nuggets' order.
 	ChooseSentences bool
+	// FacetNuggets: ideation also draws nuggets from the two best passages
+	// for each facet of the request (the things its problem statement asks
+	// for), among the request's best passages, and keeps them all, beyond
+	// keep_nuggets; the papers draw nuggets from the top documents alone.
+	FacetNuggets bool
 }
 
 // Heuristics returns the rules the settings switch on, def filling those
@@ -229,6 +235,7 @@ func (s Settings) Heuristics(def Heuristics) Heuristics {
 		BestPassage:   pick(s.BestPassage, def.BestPassage),
 
 		ChooseSentences: pick(s.ChooseSentences, def.ChooseSentences),
+		FacetNuggets:    pick(s.FacetNuggets, def.FacetNuggets),
 	}
 }
 
@@ -237,7 +244,7 @@ func (s Settings) Heuristics(def Heuristics) Heuristics {
 func (s Settings) WithHeuristics(def Heuristics) Settings {
 	h := s.Heuristics(def)
 	s.PreferPeriod, s.PassageScores, s.SpreadSources, s.BestPassage = &h.PreferPeriod, &h.PassageScores, &h.SpreadSources, &h.BestPassage
-	s.ChooseSentences = &h.ChooseSentences
+	s.ChooseSentences, s.FacetNuggets = &h.ChooseSentences, &h.FacetNuggets
 	return s
 }
 

@@ -34,6 +34,7 @@ const (
 	FieldSpreadSources       = "spread_sources"
 	FieldBestPassage         = "best_passage"
 	FieldChooseSentences     = "choose_sentences"
+	FieldFacetNuggets        = "facet_nuggets"
 )
 
 // DefaultReportLimit is the report length, in characters, the form
@@ -225,6 +226,10 @@ var ruleFields = []ruleField{
 		Help:    "Assembly takes the candidates most likely to state a wanted fact for their length (cited passage's rank, the problem statement's words, the nugget's turn and quality), across nuggets, instead of each nugget's most confident one in rank order.",
 		Of:      func(h pipeline.Heuristics) bool { return h.ChooseSentences },
 		Setting: func(s pipeline.Settings) *bool { return s.ChooseSentences }},
+	{Name: FieldFacetNuggets, Label: "Draw nuggets for every facet",
+		Help:    "Besides the top documents, nuggets are drawn from the two best passages for each thing the problem statement asks for, and all of them are scanned for, beyond the nuggets kept.",
+		Of:      func(h pipeline.Heuristics) bool { return h.FacetNuggets },
+		Setting: func(s pipeline.Settings) *bool { return s.FacetNuggets }},
 }
 
 // engineDefault describes a rule's default on each engine: "Engine

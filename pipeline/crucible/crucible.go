@@ -166,7 +166,7 @@ type Engine struct {
 // sentence choice (session 16, choose.go) raised recall on two blind sets
 // written after it was fitted (sotu14, sotu15) and held or raised their
 // on-topic share.
-var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true, BestPassage: true, ChooseSentences: true}
+var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true, BestPassage: true, ChooseSentences: true, FacetNuggets: true}
 
 // OfflineScanLimit is the offline engine's ScanLimit: reading every
 // promising passage instead of the first 24 made 26 times the extraction
@@ -205,6 +205,9 @@ type run struct {
 	req  pipeline.Request
 	info prompts.RequestInfo
 	s    pipeline.Settings
+	// facetList are the request's facets once read (facetsRead).
+	facetList  []pipeline.Facet
+	facetsRead bool
 	// h are the rules of pipeline.Heuristics in force (s records them).
 	h        pipeline.Heuristics
 	obs      Observer
@@ -418,15 +421,25 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 // grouping puts the sentences under them. An answer that cannot be read
 // is tolerated: no facets, so the report is one group without headings,
 // and its problems say so.
+// With the rule FacetNuggets they are read once, in the ideate stage.
 func (r *run) facets(ctx context.Context) ([]pipeline.Facet, error) {
+	if r.facetsRead {
+		return r.facetList, nil
+	}
 	out, _, ok, err := complete(ctx, r, prompts.BuildFacets(prompts.FacetsInput{Request: r.info}), prompts.ParseFacets)
 	if err != nil {
 		return nil, err
 	}
+	r.facetsRead = true
 	if !ok {
-		r.problem("%s: the request's facets could not be read, so the report's sentences are not grouped under headings", StageAssemble)
+		stage, more := StageAssemble, ""
+		if r.h.FacetNuggets {
+			stage, more = StageIdeate, " and no nugget is drawn for them"
+		}
+		r.problem("%s: the request's facets could not be read, so the report's sentences are not grouped under headings%s", stage, more)
 		return nil, nil
 	}
+	r.facetList = out.Facets
 	return out.Facets, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/analysis"
@@ -19,51 +20,138 @@ import (
 
 // ideate summarises each of the top documents for the request and draws
 // Q&A nuggets from each summary. Nuggets come out in document rank order.
+// With the rule FacetNuggets, the best passages for each facet of the
+// request (facetPassages) are summarised and drawn from too, after the
+// documents.
 func (r *run) ideate(ctx context.Context, ret []pipeline.RetrievedDoc) ([]pipeline.Nugget, error) {
 	n := min(r.s.IdeationDocs, len(ret))
-	r.enter(StageIdeate, n)
-	perDoc := make([][]pipeline.Nugget, n)
+	var fps []pipeline.Hit
+	if r.h.FacetNuggets {
+		var err error
+		if fps, err = r.facetPassages(ctx); err != nil {
+			return nil, err
+		}
+	}
+	total := n + len(fps)
+	r.enter(StageIdeate, total)
+	drawn := make([][]pipeline.Nugget, total)
 	var done counter
-	err := pipeline.ForEach(ctx, n, r.s.Concurrency, func(ctx context.Context, i int) error {
-		defer func() { r.tick(done.inc(), n) }()
+	err := pipeline.ForEach(ctx, total, r.s.Concurrency, func(ctx context.Context, i int) error {
+		defer func() { r.tick(done.inc(), total) }()
+		if i >= n {
+			p := fps[i-n]
+			d, err := r.document(ctx, p.DocID)
+			if err != nil {
+				return err
+			}
+			qas, err := r.drawNuggets(ctx, d, p.Text, facetNuggetsPerPassage)
+			for j, qa := range qas {
+				drawn[i] = append(drawn[i], pipeline.Nugget{
+					ID: fmt.Sprintf("%s%d.%d", FacetNuggetPrefix, i-n+1, j+1), Question: qa.Question, Answer: qa.Answer,
+					Sources: []string{d.ID}, Popularity: 1,
+				})
+			}
+			return err
+		}
 		d, err := r.document(ctx, ret[i].DocID)
 		if err != nil {
 			return err
 		}
-		sum, _, ok, err := complete(ctx, r, prompts.BuildSummarize(prompts.SummarizeInput{
-			Request: r.info, DocID: d.ID, DocTitle: d.Title, DocText: d.Text,
-		}), prompts.ParseSummarize)
-		if err != nil || !ok || !sum.Relevant {
-			return err
-		}
-		out, _, ok, err := complete(ctx, r, prompts.BuildNuggets(prompts.NuggetsInput{
-			Request: r.info, DocID: d.ID, DocTitle: d.Title, Summary: sum.Summary, Max: r.s.NuggetsPerDoc,
-		}), prompts.ParseNuggets)
-		if err != nil || !ok {
-			return err
-		}
-		for j, qa := range out.Nuggets {
-			if j >= r.s.NuggetsPerDoc {
-				break
-			}
-			perDoc[i] = append(perDoc[i], pipeline.Nugget{
+		qas, err := r.drawNuggets(ctx, d, d.Text, r.s.NuggetsPerDoc)
+		for j, qa := range qas {
+			drawn[i] = append(drawn[i], pipeline.Nugget{
 				ID: fmt.Sprintf("n%d.%d", ret[i].Rank, j+1), Question: qa.Question, Answer: qa.Answer,
 				Sources: []string{d.ID}, Popularity: 1,
 			})
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	var all []pipeline.Nugget
-	for _, ns := range perDoc {
+	for _, ns := range drawn {
 		all = append(all, ns...)
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("no nugget could be drawn from the top %d documents: %w", n, pipeline.ErrNotFound)
 	}
 	return all, nil
+}
+
+// drawNuggets summarises text (a document's, or one passage of it) for
+// the request and draws at most max nuggets from the summary: none when
+// the summary finds nothing relevant or an answer cannot be read (a
+// tolerated problem).
+func (r *run) drawNuggets(ctx context.Context, d pipeline.Document, text string, max int) ([]prompts.QA, error) {
+	sum, _, ok, err := complete(ctx, r, prompts.BuildSummarize(prompts.SummarizeInput{
+		Request: r.info, DocID: d.ID, DocTitle: d.Title, DocText: text,
+	}), prompts.ParseSummarize)
+	if err != nil || !ok || !sum.Relevant {
+		return nil, err
+	}
+	out, _, ok, err := complete(ctx, r, prompts.BuildNuggets(prompts.NuggetsInput{
+		Request: r.info, DocID: d.ID, DocTitle: d.Title, Summary: sum.Summary, Max: max,
+	}), prompts.ParseNuggets)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return out.Nuggets[:min(len(out.Nuggets), max)], nil
+}
+
+// Facet nuggets (the rule FacetNuggets).
+const (
+	// FacetNuggetPrefix opens the ids of nuggets drawn from a facet's
+	// passages ("f3.1"); document nuggets open with "n".
+	FacetNuggetPrefix = "f"
+	// facetPassages is how many passages each facet's nuggets are drawn
+	// from, and facetPassagePool how many of its best BM25 passages are
+	// looked through for them.
+	facetPassages    = 2
+	facetPassagePool = 20
+	// facetNuggetsPerPassage bounds the nuggets drawn from one passage.
+	facetNuggetsPerPassage = 2
+)
+
+// facetPassages returns, for each facet of the request in turn, the
+// facetPassages best passages for the facet (BM25 over the request's
+// title with the facet's heading and description) that are among the
+// request's best passages — the only ones a sentence on topic may cite
+// (onTopic) — and not already chosen for an earlier facet. A problem
+// statement that asks for eight things gets nuggets for each of them,
+// not only for what the top documents say most about the request as a
+// whole.
+func (r *run) facetPassages(ctx context.Context) ([]pipeline.Hit, error) {
+	facets, err := r.facets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []pipeline.Hit
+	seen := map[string]bool{}
+	for _, f := range facets {
+		q := strings.Join([]string{r.req.Title, f.Heading, f.Description}, "\n")
+		if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
+			q = string([]rune(q)[:pipeline.MaxQueryChars])
+		}
+		res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: facetPassagePool})
+		if err != nil {
+			return nil, err
+		}
+		taken := 0
+		for _, h := range res.Hits {
+			id := pipeline.PassageID(h.DocID, h.Ordinal)
+			if taken == facetPassages {
+				break
+			}
+			if seen[id] || !r.bestPassages[id] {
+				continue
+			}
+			seen[id] = true
+			taken++
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // termSet is the set of a text's content terms: shared through
@@ -305,13 +393,22 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 		return nil, err
 	}
 	ranked := r.keepOrder(pipeline.RankNuggets(canonical, 0))
-	kept := ranked
-	if len(kept) > r.s.KeepNuggets {
-		kept = kept[:r.s.KeepNuggets]
+	kept := ranked[:min(len(ranked), r.s.KeepNuggets):min(len(ranked), r.s.KeepNuggets)]
+	// With FacetNuggets, a facet's nuggets are kept beyond keep_nuggets
+	// too: each thing the request asks for is scanned for, however its
+	// nuggets rank against the documents'.
+	extra := map[string]bool{}
+	if r.h.FacetNuggets {
+		for _, n := range ranked[len(kept):] {
+			if strings.HasPrefix(n.ID, FacetNuggetPrefix) {
+				kept = append(kept, n)
+				extra[n.ID] = true
+			}
+		}
 	}
 	all := make([]pipeline.Nugget, 0, len(raw))
 	for i, n := range ranked {
-		if i >= r.s.KeepNuggets {
+		if i >= r.s.KeepNuggets && !extra[n.ID] {
 			n.Rank = 0
 		}
 		all = append(all, n)
