@@ -775,7 +775,11 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 		best = append(best, h.Text)
 		r.bestPassages[pipeline.PassageID(h.DocID, h.Ordinal)] = true
 	}
-	if r.subject, err = newSubject(ctx, r.req, best, r.e.Terms, r.e.DocFreq); err != nil {
+	speakers, err := r.speakers(ctx, res.Hits[:min(len(res.Hits), subjectPassages)])
+	if err != nil {
+		return err
+	}
+	if r.subject, err = newSubject(ctx, r.req, best, r.e.Terms, r.e.DocFreq, speakers...); err != nil {
 		return err
 	}
 	if r.h.ChooseSentences {
@@ -807,6 +811,34 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 		docs[i].Rank = i + 1
 	}
 	return nil
+}
+
+// speakers are the authors of the documents the hits come from (see
+// newSubject); none for an engine without an analyzer, which holds no
+// sentence to a subject.
+func (r *run) speakers(ctx context.Context, hits []pipeline.Hit) ([]string, error) {
+	if r.e.Terms == nil {
+		return nil, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if seen[h.DocID] {
+			continue
+		}
+		seen[h.DocID] = true
+		d, err := r.document(ctx, h.DocID)
+		if errors.Is(err, pipeline.ErrNotFound) {
+			continue // gone since it was indexed: no speaker to leave out
+		}
+		if err != nil {
+			return nil, err
+		}
+		if a, ok := pipeline.DocumentAuthor(d.Metadata); ok {
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
 // preferPeriod raises the scores of the passages and documents dated in a

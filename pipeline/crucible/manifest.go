@@ -16,8 +16,9 @@ import (
 // version (offline.Version), the prompts their hashes. v2 (session 11):
 // a candidate is assembled only when its cited text speaks of the
 // subject with a second word of the request beside an anchor. v3: and
-// cites one of the request's 100 best passages.
-const Version = "crucible-pipeline-v4"
+// cites one of the request's 100 best passages. v5 (session 18): the
+// names of the speakers of those passages are no part of the subject.
+const Version = "crucible-pipeline-v5"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -132,8 +132,13 @@ type subject struct {
 type DocFreq func(ctx context.Context, terms []string) (units int, df map[string]int, err error)
 
 // newSubject reads the subject of a request from its text and its best
-// passages (their texts, best first).
-func newSubject(ctx context.Context, req pipeline.Request, best []string, terms func(string) []string, docFreq DocFreq) (*subject, error) {
+// passages (their texts, best first). The names of speakers (the authors
+// of the documents those passages come from) are who spoke, not what the
+// report is about: a request "from Obama to Biden" on voting is not about
+// Biden, and a sentence on a law "Joe Biden originally wrote" is not on
+// its subject. Their terms count as request words (the attribution names
+// the speaker anyway).
+func newSubject(ctx context.Context, req pipeline.Request, best []string, terms func(string) []string, docFreq DocFreq, speakers ...string) (*subject, error) {
 	if terms == nil {
 		return nil, nil // no analyzer: no subject to hold sentences to
 	}
@@ -142,6 +147,11 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	meta := map[string]bool{}
 	for _, t := range terms(pipeline.RequestWords) {
 		meta[t] = true
+	}
+	for _, sp := range speakers {
+		for _, t := range terms(sp) {
+			meta[t] = true
+		}
 	}
 	// Acronyms are matched as written; their lower-case terms ("aid" of
 	// "AIDS") name the subject only where the request also writes them

@@ -345,3 +345,38 @@ func TestSubjectOtherName(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectLeavesOutSpeakers: a request bounded by Presidents' names
+// ("from Obama to Biden") is not about them, even where its best passages
+// name one of them often (Biden, the Vice President, in Obama's
+// addresses): given as speakers, their names anchor nothing.
+func TestSubjectLeavesOutSpeakers(t *testing.T) {
+	req := pipeline.Request{
+		Title:            "Protecting the right to vote from Obama to Biden",
+		ProblemStatement: "Describe the voting commission and the campaign lawyers who led it.",
+	}
+	best := append(repeat("voting rights and the right to vote", 30),
+		repeat("joe biden and the campaign", 12)...)
+	df := fakeDocFreq(map[string]int{"voting": 20, "vote": 40, "biden": 8, "campaign": 30, "obama": 6})
+	sentence := "The law Joe Biden wrote was a campaign promise."
+	with, err := newSubject(context.Background(), req, best, words, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !with.speaks(sentence, false, false) {
+		t.Fatalf("without speakers, %q should speak of the subject (biden and campaign anchor it); the test no longer shows the rule", sentence)
+	}
+	s, err := newSubject(context.Background(), req, best, words, df, "Barack Obama", "Joseph R Biden", "Donald J Trump")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.speaks(sentence, false, false) {
+		t.Errorf("%q speaks of the subject through a speaker's name", sentence)
+	}
+	if !s.speaks("Every citizen should be able to vote without waiting, and the voting commission said how.", false, false) {
+		t.Error("a sentence on voting no longer speaks of the subject")
+	}
+	if got := quotedWords(s.names(req)); strings.Contains(got, "Biden") || strings.Contains(got, "Obama") {
+		t.Errorf("names = %s: the speakers are not the subject", got)
+	}
+}
