@@ -167,3 +167,29 @@ func TestFacetNuggetsWithUnreadableFacets(t *testing.T) {
 		t.Errorf("problems %q do not say, in the ideate stage, that no facet nugget was drawn", rep.Problems)
 	}
 }
+
+// TestFacetPassagesWithinTheRerankersDocuments: with a reranker, a
+// facet's passages come from the documents ideation draws on (the
+// reranker's chosen set), never from another document.
+func TestFacetPassagesWithinTheRerankersDocuments(t *testing.T) {
+	c := facetCorpus()
+	r := &run{e: &Engine{Searcher: c, Model: &scripted{facets: []pipeline.Facet{{Heading: "Ratification", Description: "when the Senate ratified the Treaty of Ghent"}}}}, req: signedRequest,
+		bestPassages: map[string]bool{"d1#0": true, "d1#1": true, "d2#0": true, "d2#1": true}}
+	r.model = &meter{next: r.e.Model}
+	all, err := r.facetPassages(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 || all[0].DocID != "d2" {
+		t.Fatalf("facet passages %+v: want the ratification passage of d2 first", all)
+	}
+	only, err := r.facetPassages(context.Background(), map[string]bool{"d1": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range only {
+		if h.DocID != "d1" {
+			t.Errorf("passage of %s from outside the reranker's documents", h.DocID)
+		}
+	}
+}

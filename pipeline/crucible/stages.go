@@ -27,8 +27,17 @@ func (r *run) ideate(ctx context.Context, ret []pipeline.RetrievedDoc) ([]pipeli
 	n := min(r.s.IdeationDocs, len(ret))
 	var fps []pipeline.Hit
 	if r.h.FacetNuggets {
+		// A reranker's documents are the report's context: a facet's
+		// passages come from them too.
+		var within map[string]bool
+		if r.s.Reranker != "" {
+			within = make(map[string]bool, len(ret))
+			for _, d := range ret {
+				within[d.DocID] = true
+			}
+		}
 		var err error
-		if fps, err = r.facetPassages(ctx); err != nil {
+		if fps, err = r.facetPassages(ctx, within); err != nil {
 			return nil, err
 		}
 	}
@@ -117,11 +126,11 @@ const (
 // facetPassages best passages for the facet (BM25 over the request's
 // title with the facet's heading and description) that are among the
 // request's best passages — the only ones a sentence on topic may cite
-// (onTopic) — and not already chosen for an earlier facet. A problem
-// statement that asks for eight things gets nuggets for each of them,
-// not only for what the top documents say most about the request as a
-// whole.
-func (r *run) facetPassages(ctx context.Context) ([]pipeline.Hit, error) {
+// (onTopic), of a document within (when within is not nil) — and not
+// already chosen for an earlier facet. A problem statement that asks for
+// eight things gets nuggets for each of them, not only for what the top
+// documents say most about the request as a whole.
+func (r *run) facetPassages(ctx context.Context, within map[string]bool) ([]pipeline.Hit, error) {
 	facets, err := r.facets(ctx)
 	if err != nil {
 		return nil, err
@@ -143,7 +152,7 @@ func (r *run) facetPassages(ctx context.Context) ([]pipeline.Hit, error) {
 			if taken == facetPassages {
 				break
 			}
-			if seen[id] || !r.bestPassages[id] {
+			if seen[id] || !r.bestPassages[id] || within != nil && !within[h.DocID] {
 				continue
 			}
 			seen[id] = true
