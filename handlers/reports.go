@@ -364,6 +364,7 @@ var ruleSettings = []struct {
 	{views.FieldBestPassage, func(s *pipeline.Settings) **bool { return &s.BestPassage }},
 	{views.FieldChooseSentences, func(s *pipeline.Settings) **bool { return &s.ChooseSentences }},
 	{views.FieldFacetNuggets, func(s *pipeline.Settings) **bool { return &s.FacetNuggets }},
+	{views.FieldFillReport, func(s *pipeline.Settings) **bool { return &s.FillReport }},
 }
 
 // parseReportForm reads a new-report form. Text is trimmed, with CRLF line

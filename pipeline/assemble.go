@@ -60,10 +60,6 @@ func (c Candidate) FailedCheck() bool {
 // under the same rules, and the chosen ones are written in their
 // nuggets' order.
 func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sentence {
-	key := o.Key
-	if key == nil {
-		key = func(s string) string { return s }
-	}
 	ranked := append([]Nugget(nil), nuggets...)
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Rank < ranked[j].Rank })
 	at := make(map[string]int, len(ranked)) // a nugget's place in rank order
@@ -104,10 +100,38 @@ func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sen
 		offered = byScore
 	}
 
-	var out []Sentence
+	out := Extend(nil, offered, o)
+	if o.Score != nil {
+		sort.SliceStable(out, func(i, j int) bool {
+			a, b := out[i], out[j]
+			return byNugget(Candidate{NuggetID: a.NuggetID, Confidence: a.Confidence}, Candidate{NuggetID: b.NuggetID, Confidence: b.Confidence})
+		})
+	}
+	return out
+}
+
+// Extend appends to a report's sentences the offered candidates, in the
+// order offered, under Assemble's rules: at most o.K sentences per nugget,
+// no sentence whose normalised text or cited span repeats one already
+// there, none that would take the report past o.Limit (shorter ones after
+// it may still fit). The candidates are taken as they are: the caller
+// offers only eligible ones.
+func Extend(out []Sentence, offered []Candidate, o AssembleOptions) []Sentence {
+	key := o.Key
+	if key == nil {
+		key = func(s string) string { return s }
+	}
 	seen := map[string]bool{}
 	taken := map[string]int{}
 	length := 0
+	for _, s := range out {
+		seen[key(s.Text)] = true
+		taken[s.NuggetID]++
+		if length > 0 {
+			length++
+		}
+		length += utf8.RuneCountInString(s.Text)
+	}
 	for _, c := range offered {
 		if taken[c.NuggetID] >= o.K {
 			continue
@@ -129,12 +153,6 @@ func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sen
 		out = append(out, Sentence{
 			Text: c.Sentence, Citation: c.Citation, NuggetID: c.NuggetID,
 			Confidence: c.Confidence, Supported: c.Supported, Covers: c.Covers,
-		})
-	}
-	if o.Score != nil {
-		sort.SliceStable(out, func(i, j int) bool {
-			a, b := out[i], out[j]
-			return byNugget(Candidate{NuggetID: a.NuggetID, Confidence: a.Confidence}, Candidate{NuggetID: b.NuggetID, Confidence: b.Confidence})
 		})
 	}
 	return out

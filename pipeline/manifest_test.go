@@ -64,7 +64,7 @@ func TestManifestRoundTrip(t *testing.T) {
 // setting added later cannot be left out of manifests.
 func TestSettingsOfEverySetting(t *testing.T) {
 	on := true
-	s := Settings{PreferPeriod: &on, PassageScores: &on, SpreadSources: &on, BestPassage: &on, ChooseSentences: &on, FacetNuggets: &on}
+	s := Settings{PreferPeriod: &on, PassageScores: &on, SpreadSources: &on, BestPassage: &on, ChooseSentences: &on, FacetNuggets: &on, FillReport: &on}
 	got := SettingsOf(s)
 	typ := reflect.TypeOf(s)
 	for i := 0; i < typ.NumField(); i++ {

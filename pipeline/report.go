@@ -172,16 +172,17 @@ type Settings struct {
 	// engine's active ranker; what a request asks for is ignored.
 	Ranker int64 `json:",omitempty"`
 	// PreferPeriod, PassageScores, SpreadSources, BestPassage,
-	// ChooseSentences and FacetNuggets switch the rules
+	// ChooseSentences, FacetNuggets and FillReport switch the rules
 	// Crucible adds to the papers' method (see Heuristics); nil takes the
 	// engine's default, and a run records what it used.
 	PreferPeriod  *bool `json:",omitempty"`
 	PassageScores *bool `json:",omitempty"`
 	SpreadSources *bool `json:",omitempty"`
 	BestPassage   *bool `json:",omitempty"`
-	// ChooseSentences, FacetNuggets: see Heuristics.
+	// ChooseSentences, FacetNuggets, FillReport: see Heuristics.
 	ChooseSentences *bool `json:",omitempty"`
 	FacetNuggets    *bool `json:",omitempty"`
+	FillReport      *bool `json:",omitempty"`
 }
 
 // Heuristics are the retrieval and ranking rules Crucible adds to the
@@ -217,6 +218,12 @@ type Heuristics struct {
 	// for), among the request's best passages, and keeps them all, beyond
 	// keep_nuggets; the papers draw nuggets from the top documents alone.
 	FacetNuggets bool
+	// FillReport: when the assembled sentences leave room within the
+	// length limit, the request's best passages' sentences that share most
+	// of its words and speak of its subject each give a nugget, drawn from
+	// that sentence alone, and the sentence extracted for it fills the
+	// room; the papers' report ends with the kept nuggets' sentences.
+	FillReport bool
 }
 
 // Heuristics returns the rules the settings switch on, def filling those
@@ -236,6 +243,7 @@ func (s Settings) Heuristics(def Heuristics) Heuristics {
 
 		ChooseSentences: pick(s.ChooseSentences, def.ChooseSentences),
 		FacetNuggets:    pick(s.FacetNuggets, def.FacetNuggets),
+		FillReport:      pick(s.FillReport, def.FillReport),
 	}
 }
 
@@ -244,7 +252,7 @@ func (s Settings) Heuristics(def Heuristics) Heuristics {
 func (s Settings) WithHeuristics(def Heuristics) Settings {
 	h := s.Heuristics(def)
 	s.PreferPeriod, s.PassageScores, s.SpreadSources, s.BestPassage = &h.PreferPeriod, &h.PassageScores, &h.SpreadSources, &h.BestPassage
-	s.ChooseSentences, s.FacetNuggets = &h.ChooseSentences, &h.FacetNuggets
+	s.ChooseSentences, s.FacetNuggets, s.FillReport = &h.ChooseSentences, &h.FacetNuggets, &h.FillReport
 	return s
 }
 

@@ -35,6 +35,7 @@ const (
 	FieldBestPassage         = "best_passage"
 	FieldChooseSentences     = "choose_sentences"
 	FieldFacetNuggets        = "facet_nuggets"
+	FieldFillReport          = "fill_report"
 )
 
 // DefaultReportLimit is the report length, in characters, the form
@@ -230,6 +231,10 @@ var ruleFields = []ruleField{
 		Help:    "Besides the top documents, nuggets are drawn from the two best passages for each thing the problem statement asks for, and all of them are scanned for, beyond the nuggets kept.",
 		Of:      func(h pipeline.Heuristics) bool { return h.FacetNuggets },
 		Setting: func(s pipeline.Settings) *bool { return s.FacetNuggets }},
+	{Name: FieldFillReport, Label: "Fill the report's room",
+		Help:    "When the nuggets' sentences leave room within the length limit, the best passages' sentences that share most of the request's words and speak of its subject each give a nugget of their own, and their sentences fill the room.",
+		Of:      func(h pipeline.Heuristics) bool { return h.FillReport },
+		Setting: func(s pipeline.Settings) *bool { return s.FillReport }},
 }
 
 // engineDefault describes a rule's default on each engine: "Engine

@@ -58,6 +58,7 @@ func validForm() url.Values {
 		"spread_sources":       {"on"},
 		"choose_sentences":     {"off"},
 		"facet_nuggets":        {"off"},
+		"fill_report":          {"on"},
 		"full_scan":            {"on"},
 	}
 }
@@ -136,11 +137,11 @@ func TestNewReportFormRules(t *testing.T) {
 	s := newReportServer(t, nil, web.Config{})
 	s.svc.engines = []pipeline.EngineInfo{
 		{ID: "openai", Label: "Llama-3.3-70B"},
-		{ID: "offline", Label: "offline engine", Offline: true, Defaults: pipeline.Heuristics{PassageScores: true, ChooseSentences: true, FacetNuggets: true}},
+		{ID: "offline", Label: "offline engine", Offline: true, Defaults: pipeline.Heuristics{PassageScores: true, ChooseSentences: true, FacetNuggets: true, FillReport: true}},
 	}
 	doc := parseHTML(t, s.get(t, "/reports/new"))
-	if n := byTestID(doc, "settings").Find(`[data-testid="rule-field"]`).Length(); n != 6 {
-		t.Fatalf("%d rule fields in the settings, want 6", n)
+	if n := byTestID(doc, "settings").Find(`[data-testid="rule-field"]`).Length(); n != 7 {
+		t.Fatalf("%d rule fields in the settings, want 7", n)
 	}
 	for name, want := range map[string]string{
 		"prefer_period":    "Engine default (off for Llama-3.3-70B, off for offline engine)",
@@ -149,6 +150,7 @@ func TestNewReportFormRules(t *testing.T) {
 		"best_passage":     "Engine default (off for Llama-3.3-70B, off for offline engine)",
 		"choose_sentences": "Engine default (off for Llama-3.3-70B, on for offline engine)",
 		"facet_nuggets":    "Engine default (off for Llama-3.3-70B, on for offline engine)",
+		"fill_report":      "Engine default (off for Llama-3.3-70B, on for offline engine)",
 	} {
 		sel := byTestID(doc, "field-"+name).Find("option[selected]")
 		if v, _ := sel.Attr("value"); v != "" || strings.TrimSpace(sel.Text()) != want {
@@ -159,7 +161,7 @@ func TestNewReportFormRules(t *testing.T) {
 	form := validForm()
 	form.Set("title", "")
 	doc = parseHTML(t, s.postForm(t, "/reports", form))
-	for name, want := range map[string]string{"prefer_period": "off", "passage_scores": "", "spread_sources": "on", "choose_sentences": "off", "facet_nuggets": "off"} {
+	for name, want := range map[string]string{"prefer_period": "off", "passage_scores": "", "spread_sources": "on", "choose_sentences": "off", "facet_nuggets": "off", "fill_report": "on"} {
 		if v, _ := byTestID(doc, "field-"+name).Find("option[selected]").Attr("value"); v != want {
 			t.Errorf("%s keeps %q, want %q", name, v, want)
 		}
@@ -185,7 +187,7 @@ func TestCreateReport(t *testing.T) {
 		Settings: pipeline.Settings{
 			Retrieve: 50, IdeationDocs: 10, NuggetsPerDoc: 4, TargetNuggets: 30, KeepNuggets: 12,
 			ScanCandidates: 2, ConfidenceThreshold: 0.65, SentencesPerNugget: 2, Verify: true, Concurrency: 8,
-			PreferPeriod: &off, SpreadSources: &on, ChooseSentences: &off, FacetNuggets: &off, FullScan: true,
+			PreferPeriod: &off, SpreadSources: &on, ChooseSentences: &off, FacetNuggets: &off, FillReport: &on, FullScan: true,
 		},
 		Engine: "openai",
 	}}

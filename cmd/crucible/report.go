@@ -61,6 +61,7 @@ func cmdReport(ctx context.Context, args []string, env envFunc, stdout, stderr i
 	fs.Var(switchFlag{&s.BestPassage}, "best-passage", "on or off: with --reranker, prompts show each document's best passage instead of its opening (default: the engine's)")
 	fs.Var(switchFlag{&s.ChooseSentences}, "choose-sentences", "on or off: assembly chooses sentences across nuggets by how likely each is to state a wanted fact for its length, not each nugget's most confident in rank order (default: the engine's)")
 	fs.Var(switchFlag{&s.FacetNuggets}, "facet-nuggets", "on or off: draw nuggets from the two best passages for each facet of the request too, and keep them all (default: the engine's)")
+	fs.Var(switchFlag{&s.FillReport}, "fill-report", "on or off: fill the room the nuggets' sentences leave with sentences of the best passages that share most of the request's words, each with a nugget of its own (default: the engine's)")
 	fs.Var(switchFlag{&s.SpreadSources}, "spread-sources", "on or off: keep at most two nuggets of one document before the others have their turn (default: the engine's)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crucible report --data DIR --requests FILE.jsonl --out DIR|RUN.jsonl [--format neuclir|ragtime|rag24|rag25] [--engine offline|openai] [--verify] [--baseline lead] [--max-calls N] [--max-tokens N] [--max-time D]")

@@ -166,7 +166,7 @@ type Engine struct {
 // sentence choice (session 16, choose.go) raised recall on two blind sets
 // written after it was fitted (sotu14, sotu15) and held or raised their
 // on-topic share.
-var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true, BestPassage: true, ChooseSentences: true, FacetNuggets: true}
+var OfflineHeuristics = pipeline.Heuristics{PreferPeriod: true, BestPassage: true, ChooseSentences: true, FacetNuggets: true, FillReport: true}
 
 // OfflineScanLimit is the offline engine's ScanLimit: reading every
 // promising passage instead of the first 24 made 26 times the extraction
@@ -205,6 +205,9 @@ type run struct {
 	req  pipeline.Request
 	info prompts.RequestInfo
 	s    pipeline.Settings
+	// bank is the nugget bank as the rank stage saved it (every nugget,
+	// kept or not), which the fill extends.
+	bank []pipeline.Nugget
 	// facetList are the request's facets once read (facetsRead).
 	facetList  []pipeline.Facet
 	facetsRead bool
@@ -399,6 +402,11 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		}
 	}
 	sentences := pipeline.Assemble(turns, onTop, opts)
+	if r.h.FillReport {
+		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts); err != nil {
+			return pipeline.Report{}, err
+		}
+	}
 	r.tick(1, 1)
 	sentences = r.group(ctx, facets, kept, cands, sentences)
 	return pipeline.Report{

@@ -435,6 +435,7 @@ func (r *run) rank(ctx context.Context, canonical, raw []pipeline.Nugget) ([]pip
 	if err := r.obs.Nuggets(ctx, all); err != nil {
 		return nil, err
 	}
+	r.bank = all
 	return kept, nil
 }
 

@@ -1,0 +1,263 @@
+package crucible
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// Filling a report's room (the rule FillReport).
+const (
+	// FillNuggetPrefix opens the ids of nuggets drawn for the fill ("p3":
+	// drawn from the third sentence tried); document nuggets open with
+	// "n", facet nuggets with "f".
+	FillNuggetPrefix = "p"
+	// fillPassages is how many of the request's best BM25 passages the
+	// fill reads sentences from: those the lead baseline reads.
+	fillPassages = leadPassages
+	// fillTries bounds the sentences tried, each one nugget call and one
+	// extraction (and the checks when verifying).
+	fillTries = 24
+	// fillMinRoom is the least room worth filling, in characters: an
+	// attributed sentence is rarely shorter.
+	fillMinRoom = 80
+)
+
+// fillSentence is a sentence of one of the request's best passages that
+// the fill may draw a nugget from.
+type fillSentence struct {
+	text  string
+	hit   pipeline.Hit
+	cit   pipeline.Citation
+	share float64 // of the request's terms the sentence holds
+}
+
+// fill fills the room the assembled sentences leave within the length
+// limit (the rule FillReport). The sentences of the request's best BM25
+// passages that speak of its subject (as an assembled sentence must, see
+// onTopic), ranked by the share of the request's terms they hold (as the
+// lead baseline ranks them), give one nugget each, drawn from the
+// sentence alone by the nuggets prompt; the sentence extracted for that
+// nugget from the sentence's passage (and, when verifying, checked) is
+// offered to the report under assembly's rules (pipeline.Extend). The
+// fill's nuggets join the nugget bank after the ranked ones, kept (with
+// a rank after theirs) when their sentence is in the report; their
+// candidates join the run's. Sentences already cited, or repeating an
+// assembled sentence, are not tried.
+func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pipeline.Nugget, cands []pipeline.Candidate, opts pipeline.AssembleOptions) ([]pipeline.Sentence, []pipeline.Nugget, []pipeline.Candidate, error) {
+	if r.req.Limit-(pipeline.Report{Sentences: sentences}).Length() < fillMinRoom {
+		return sentences, kept, cands, nil
+	}
+	tries, err := r.fillSentences(ctx, sentences)
+	if err != nil || len(tries) == 0 {
+		return sentences, kept, cands, err
+	}
+	nuggets := make([]*pipeline.Nugget, len(tries))
+	found := make([]*pipeline.Candidate, len(tries))
+	err = pipeline.ForEach(ctx, len(tries), r.s.Concurrency, func(ctx context.Context, i int) error {
+		n, c, err := r.fillOne(ctx, i, tries[i])
+		nuggets[i], found[i] = n, c
+		return err
+	})
+	if err != nil {
+		return sentences, kept, cands, err
+	}
+	var drawn []pipeline.Nugget
+	var offered, all []pipeline.Candidate
+	for i, n := range nuggets {
+		if n == nil {
+			continue
+		}
+		drawn = append(drawn, *n)
+		if c := found[i]; c != nil {
+			all = append(all, *c)
+			if c.Eligible(r.s.Verify) && r.fillOnTopic(*c) {
+				offered = append(offered, *c)
+			}
+		}
+	}
+	if len(drawn) == 0 {
+		return sentences, kept, cands, nil
+	}
+	before := len(sentences)
+	sentences = pipeline.Extend(sentences, offered, opts)
+	used := map[string]bool{}
+	for _, s := range sentences[before:] {
+		used[s.NuggetID] = true
+	}
+	rank := 0
+	for _, n := range kept {
+		rank = max(rank, n.Rank)
+	}
+	kept = append([]pipeline.Nugget(nil), kept...)
+	for i := range drawn {
+		if used[drawn[i].ID] {
+			rank++
+			drawn[i].Rank = rank
+			kept = append(kept, drawn[i])
+		}
+	}
+	cands = append(append([]pipeline.Candidate(nil), cands...), all...)
+	if err := r.obs.Nuggets(ctx, append(append([]pipeline.Nugget(nil), r.bank...), drawn...)); err != nil {
+		return sentences, kept, cands, err
+	}
+	if err := r.obs.Candidates(ctx, cands); err != nil {
+		return sentences, kept, cands, err
+	}
+	return sentences, kept, cands, nil
+}
+
+// fillSentences returns the sentences the fill tries, best first: at most
+// fillTries of the request's fillPassages best passages' sentences that
+// hold one of its terms, cite one of its best passages, speak of its
+// subject and are neither cited by nor the same as an assembled sentence.
+func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence) ([]fillSentence, error) {
+	q := r.req.Query()
+	if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
+		q = string([]rune(q)[:pipeline.MaxQueryChars])
+	}
+	res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: fillPassages})
+	if err != nil {
+		return nil, err
+	}
+	query := r.termSet(q)
+	if len(query) == 0 {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	for _, s := range sentences {
+		seen[r.e.SentenceKey(s.Text)] = true
+	}
+	var out []fillSentence
+	for _, h := range res.Hits {
+		if !r.bestPassage(pipeline.Citation{DocID: h.DocID, Ordinal: h.Ordinal}) || r.outOfScope(h.DocID) {
+			continue
+		}
+		spans := []pipeline.Span{{Start: 0, End: len(h.Text)}} // nil Sentences: a passage is one sentence
+		if r.e.Sentences != nil {
+			spans = r.e.Sentences(h.Text)
+		}
+		for _, sp := range spans {
+			if sp.Start < 0 || sp.End > len(h.Text) || sp.Start >= sp.End {
+				continue
+			}
+			text := strings.TrimSpace(h.Text[sp.Start:sp.End])
+			if text == "" || strings.HasSuffix(text, "?") {
+				continue
+			}
+			cit := pipeline.Citation{DocID: h.DocID, Ordinal: h.Ordinal, Start: h.Start + sp.Start, End: h.Start + sp.End}
+			k := r.e.SentenceKey(text)
+			if k == "" || seen[k] || repeatsCitation(sentences, cit) || !r.subject.empty() && !r.speaksOfSubject(h.DocID, text) {
+				continue
+			}
+			seen[k] = true
+			held := 0
+			for _, t := range r.termSet(text) {
+				if query.Has(t) {
+					held++
+				}
+			}
+			out = append(out, fillSentence{text: text, hit: h, cit: cit, share: float64(held) / float64(len(query))})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].share > out[j].share })
+	return out[:min(len(out), fillTries)], nil
+}
+
+// fillOne draws a nugget from one sentence and extracts its sentence
+// from the sentence's passage (checked when verifying): nil nugget when
+// none is drawn, nil candidate when the passage gives none.
+func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nugget, *pipeline.Candidate, error) {
+	d, err := r.document(ctx, s.hit.DocID)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, _, ok, err := complete(ctx, r, prompts.BuildNuggets(prompts.NuggetsInput{
+		Request: r.info, DocID: d.ID, DocTitle: d.Title, Summary: s.text, Max: 1,
+	}), prompts.ParseNuggets)
+	if err != nil {
+		return nil, nil, err
+	}
+	qa := prompts.QA{}
+	if ok && len(out.Nuggets) > 0 {
+		qa = out.Nuggets[0]
+	} else {
+		qa = r.claimNugget(d, s.text)
+	}
+	n := &pipeline.Nugget{
+		ID: fmt.Sprintf("%s%d", FillNuggetPrefix, i+1), Question: qa.Question, Answer: qa.Answer,
+		Sources: []string{d.ID}, Popularity: 1,
+	}
+	ps, err := r.passagesOf(ctx, s.hit.DocID)
+	if err != nil {
+		return n, nil, err
+	}
+	if s.hit.Ordinal < 0 || s.hit.Ordinal >= len(ps) {
+		return n, nil, nil
+	}
+	c, err := r.extract(ctx, *n, scanTarget{p: &ps[s.hit.Ordinal], title: d.Title})
+	if err != nil || c == nil {
+		return n, nil, err
+	}
+	if r.s.Verify {
+		if err := r.check(ctx, c, *n); err != nil {
+			return n, nil, err
+		}
+	}
+	return n, c, nil
+}
+
+// fillOnTopic reports whether a fill candidate may be assembled as any
+// candidate may (onTopic): it cites one of the request's best passages,
+// its cited text speaks of the subject, and its document is within the
+// period the title names; any, when no subject could be read.
+func (r *run) fillOnTopic(c pipeline.Candidate) bool {
+	if r.subject.empty() {
+		return true // nothing to hold sentences to (see onTopic)
+	}
+	return r.bestPassage(c.Citation) && r.speaksOfSubject(c.Citation.DocID, c.Support) && !r.outOfScope(c.Citation.DocID)
+}
+
+// repeatsCitation reports whether a citation overlaps one an assembled
+// sentence cites.
+func repeatsCitation(sentences []pipeline.Sentence, c pipeline.Citation) bool {
+	for _, s := range sentences {
+		if s.Citation.Overlaps(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// claimNugget is the nugget of a sentence the nuggets prompt draws none
+// from (it states no date, sum or name to ask about): what the document's
+// speaker said in its year on the facet of the request the sentence
+// speaks of, answered by the sentence itself. "What did William J Clinton
+// say in 1998 on “Tobacco companies”?"
+func (r *run) claimNugget(d pipeline.Document, sentence string) prompts.QA {
+	topic := r.req.Title
+	if len(r.facetList) > 0 {
+		m := pipeline.NewFacetMatcher(r.facetList, r.e.Terms)
+		if h := m.Assign(sentence); h != "" && h != pipeline.OtherFacet {
+			topic = h
+		}
+	}
+	topic = strings.TrimRight(strings.TrimSpace(topic), ".?!")
+	author, hasAuthor := pipeline.DocumentAuthor(d.Metadata)
+	year, dated := pipeline.DocumentYear(d.Metadata)
+	var q string
+	switch {
+	case hasAuthor && dated:
+		q = fmt.Sprintf("What did %s say in %d on “%s”?", author, year, topic)
+	case hasAuthor:
+		q = fmt.Sprintf("What did %s say on “%s”?", author, topic)
+	default:
+		q = fmt.Sprintf("What does “%s” say on “%s”?", d.Title, topic)
+	}
+	return prompts.QA{Question: q, Answer: strings.Join(strings.Fields(sentence), " ")}
+}

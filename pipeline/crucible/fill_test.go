@@ -1,0 +1,200 @@
+package crucible
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/prompts"
+)
+
+// ratifiedQA is the nugget the fill draws from the ratification sentence.
+var ratifiedQA = prompts.QA{Question: "Until when did the Senate take to ratify the Treaty of Ghent?", Answer: "February 1815"}
+
+func fillModel() passageNuggets {
+	return passageNuggets{&scripted{nuggets: ghentDocNuggets, calls: map[pipeline.Task]int{}},
+		map[string][]prompts.QA{ratification: {ratifiedQA}}}
+}
+
+// TestFillReportFillsTheRoom: the documents' one nugget leaves most of
+// the limit unused; the rule fills it with the ratification sentence of
+// d2, under a nugget drawn from that sentence, kept after the ranked ones
+// and saved in the nugget bank with its candidate. Off, the report ends
+// with the ranked nuggets' sentences.
+func TestFillReportFillsTheRoom(t *testing.T) {
+	m := fillModel()
+	rep, rec := facetRun(t, pipeline.Heuristics{FillReport: true}, m, pipeline.DefaultSettings())
+	var filled *pipeline.Sentence
+	for i, s := range rep.Sentences {
+		if strings.HasPrefix(s.NuggetID, FillNuggetPrefix) && strings.Contains(s.Text, "February 1815") {
+			filled = &rep.Sentences[i]
+		}
+	}
+	if filled == nil {
+		t.Fatalf("no sentence filled the room; sentences %+v, problems %q", rep.Sentences, rep.Problems)
+	}
+	if filled.Citation.DocID != "d2" || !strings.Contains(filled.Text, "February 1815") {
+		t.Errorf("filled sentence %+v: want the ratification sentence of d2", *filled)
+	}
+	if rep.Sentences[0].NuggetID == filled.NuggetID {
+		t.Error("the fill came before the ranked nuggets' sentences")
+	}
+	if rep.Length() > signedRequest.Limit {
+		t.Errorf("report of %d characters, over the limit %d", rep.Length(), signedRequest.Limit)
+	}
+	maxRank, fillRank := 0, 0
+	for _, n := range rep.Nuggets {
+		if n.ID == filled.NuggetID {
+			fillRank = n.Rank
+		} else if !strings.HasPrefix(n.ID, FillNuggetPrefix) {
+			maxRank = max(maxRank, n.Rank)
+		}
+	}
+	if fillRank <= maxRank {
+		t.Errorf("fill nugget kept with rank %d, want after the ranked nuggets' %d", fillRank, maxRank)
+	}
+	banked, candidate := false, false
+	for _, n := range rec.nuggets {
+		banked = banked || n.ID == filled.NuggetID && n.Answer == ratifiedQA.Answer
+	}
+	for _, c := range rec.candidates {
+		candidate = candidate || c.NuggetID == filled.NuggetID
+	}
+	if !banked || !candidate {
+		t.Errorf("fill nugget in the saved bank %v, its candidate saved %v: want both", banked, candidate)
+	}
+	if got := *rep.Settings.FillReport; !got {
+		t.Errorf("the report's settings record fill_report %v, want on", got)
+	}
+
+	off := fillModel()
+	rep, rec = facetRun(t, pipeline.Heuristics{}, off, pipeline.DefaultSettings())
+	for _, s := range rep.Sentences {
+		if s.Citation.DocID == "d2" || strings.HasPrefix(s.NuggetID, FillNuggetPrefix) {
+			t.Errorf("sentence %+v with the rule off", s)
+		}
+	}
+	for _, n := range rec.nuggets {
+		if strings.HasPrefix(n.ID, FillNuggetPrefix) {
+			t.Errorf("fill nugget %+v with the rule off", n)
+		}
+	}
+}
+
+// TestFillReportWithoutRoom: a report whose sentences leave less room
+// than a sentence needs asks nothing more of the model.
+func TestFillReportWithoutRoom(t *testing.T) {
+	m := fillModel()
+	req := signedRequest
+	req.Limit = 120 // the signing sentence, attributed, leaves under fillMinRoom
+	e := newEngine(nil, m)
+	c := facetCorpus()
+	e.Searcher, e.Store, e.Defaults = c, c, pipeline.Heuristics{FillReport: true}
+	rep, err := e.Generate(t.Context(), req, pipeline.DefaultSettings(), &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sentences) == 0 || req.Limit-rep.Length() >= fillMinRoom {
+		t.Fatalf("report %+v leaves %d characters: the test needs less than %d", rep.Sentences, req.Limit-rep.Length(), fillMinRoom)
+	}
+	for _, s := range rep.Sentences {
+		if strings.HasPrefix(s.NuggetID, FillNuggetPrefix) {
+			t.Errorf("fill sentence %+v without room", s)
+		}
+	}
+	// One nuggets call per document summary; none for the fill.
+	if got := m.calls[prompts.TaskNuggets]; got != 2 {
+		t.Errorf("%d nuggets calls, want 2 (the documents') and none for the fill", got)
+	}
+}
+
+// TestFillReportVerifiedFailsClosed: with verification on, a fill
+// sentence whose checks fail is not assembled, and its candidate is
+// saved with the failed verdict.
+func TestFillReportVerifiedFailsClosed(t *testing.T) {
+	m := fillModel()
+	m.refuse = "February 1815"
+	s := pipeline.DefaultSettings()
+	s.Verify = true
+	rep, rec := facetRun(t, pipeline.Heuristics{FillReport: true}, m, s)
+	for _, st := range rep.Sentences {
+		if strings.Contains(st.Text, "February 1815") {
+			t.Errorf("refused sentence %+v assembled in a verified run", st)
+		}
+		if st.Supported != pipeline.VerdictYes || st.Covers != pipeline.VerdictYes {
+			t.Errorf("sentence %+v not checked in a verified run", st)
+		}
+	}
+	failed := false
+	for _, c := range rec.candidates {
+		if strings.HasPrefix(c.NuggetID, FillNuggetPrefix) && c.FailedCheck() {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Errorf("no failed fill candidate saved; candidates %+v", rec.candidates)
+	}
+}
+
+// TestExtendKeepsAssemblyRules: the fill offers its candidates under the
+// rules Assemble keeps — no repeated text or cited span, the limit, K per
+// nugget — after the sentences already there.
+func TestExtendKeepsAssemblyRules(t *testing.T) {
+	have := []pipeline.Sentence{{Text: "Alpha beta gamma.", NuggetID: "n1", Citation: pipeline.Citation{DocID: "d", Start: 0, End: 17}}}
+	offered := []pipeline.Candidate{
+		{NuggetID: "p1", Sentence: "Alpha beta gamma.", Citation: pipeline.Citation{DocID: "e", Start: 0, End: 17}},           // same text
+		{NuggetID: "p2", Sentence: "Other words here.", Citation: pipeline.Citation{DocID: "d", Start: 5, End: 30}},           // overlaps d 0-17
+		{NuggetID: "p3", Sentence: strings.Repeat("long ", 20), Citation: pipeline.Citation{DocID: "e", Start: 40, End: 140}}, // too long
+		{NuggetID: "p4", Sentence: "Delta epsilon.", Citation: pipeline.Citation{DocID: "e", Start: 200, End: 214}},
+		{NuggetID: "p4", Sentence: "Zeta eta.", Citation: pipeline.Citation{DocID: "e", Start: 300, End: 309}}, // a second for p4
+	}
+	got := pipeline.Extend(have, offered, pipeline.AssembleOptions{K: 1, Limit: 40})
+	if len(got) != 2 || got[0].NuggetID != "n1" || got[1].NuggetID != "p4" || got[1].Text != "Delta epsilon." {
+		t.Fatalf("extended to %+v: want the first sentence, then only p4's first", got)
+	}
+	if l := (pipeline.Report{Sentences: got}).Length(); l > 40 {
+		t.Errorf("length %d over the limit", l)
+	}
+}
+
+// TestFillReportClaimNugget: a sentence the nuggets prompt draws nothing
+// from gets a claim nugget — what its document says on the facet it
+// speaks of, answered by the sentence — and still fills the room.
+func TestFillReportClaimNugget(t *testing.T) {
+	m := passageNuggets{&scripted{nuggets: ghentDocNuggets, calls: map[pipeline.Task]int{},
+		facets: []pipeline.Facet{{Heading: "Signature", Description: "when the treaty was signed"}, {Heading: "Ratification", Description: "when the Senate ratified the treaty"}}},
+		map[string][]prompts.QA{}}
+	rep, _ := facetRun(t, pipeline.Heuristics{FillReport: true}, m, pipeline.DefaultSettings())
+	var claim *pipeline.Nugget
+	for i, n := range rep.Nuggets {
+		if strings.HasPrefix(n.ID, FillNuggetPrefix) && n.Answer == ratification {
+			claim = &rep.Nuggets[i]
+		}
+	}
+	if claim == nil {
+		t.Fatalf("no fill nugget kept; nuggets %+v, sentences %+v", rep.Nuggets, rep.Sentences)
+	}
+	if !strings.HasSuffix(claim.Question, "say on “Ratification”?") {
+		t.Errorf("claim nugget %q — %q: want a question on the Ratification facet answered by the sentence", claim.Question, claim.Answer)
+	}
+	filled := false
+	for _, s := range rep.Sentences {
+		filled = filled || s.NuggetID == claim.ID && s.Citation.DocID == "d2"
+	}
+	if !filled {
+		t.Errorf("the claim nugget's sentence is not in the report: %+v", rep.Sentences)
+	}
+}
+
+func TestClaimNuggetNamesSpeakerAndYear(t *testing.T) {
+	r := &run{e: &Engine{Terms: words}, req: signedRequest}
+	d := pipeline.Document{ID: "d", Title: "Annual Message", Metadata: map[string]string{"author": "James Madison", "date": "1815-02-20"}}
+	qa := r.claimNugget(d, "  The war  is over. ")
+	if qa.Question != "What did James Madison say in 1815 on “The Treaty of Ghent”?" || qa.Answer != "The war is over." {
+		t.Errorf("claim nugget %q — %q", qa.Question, qa.Answer)
+	}
+	d.Metadata = nil
+	if qa := r.claimNugget(d, "x"); qa.Question != "What does “Annual Message” say on “The Treaty of Ghent”?" {
+		t.Errorf("undated, unattributed: %q", qa.Question)
+	}
+}
