@@ -84,6 +84,10 @@ type CostInput struct {
 	// characters: an extraction (the mean over the passages the kept
 	// nuggets read first), the two verification checks, the facets.
 	ExtractPromptChars, SupportPromptChars, CoveragePromptChars, FacetsPromptChars int
+	// FillTries is how many sentences the rule FillReport may try (a
+	// nugget and an extraction each, and the checks when verifying); 0
+	// without the rule.
+	FillTries int
 }
 
 // StageCost is one stage's estimate (or actual count).
@@ -158,7 +162,10 @@ func tokens(chars int) int { return (chars + CharsPerToken - 1) / CharsPerToken 
 //     per-nugget limit) of each kept nugget's reach, at most all of it;
 //   - verify checks VerifiedPerNugget candidates per kept nugget, two
 //     calls each, at most k+3 candidates;
-//   - assemble asks for the request's facets once.
+//   - assemble asks for the request's facets once, and with the rule
+//     FillReport makes a nugget and an extraction (and two checks when
+//     verifying) for each sentence the fill may try, as if the report
+//     left room.
 //
 // Prompt tokens come from the prompts' sizes, completion tokens from the
 // stand-in's answers and the answer lengths above; with the offline
@@ -220,8 +227,19 @@ func EstimateCost(in CostInput) CostEstimate {
 			Basis:            "support and coverage checks of the best candidates"}
 		add(v)
 	}
-	add(StageCost{Stage: "assemble", Calls: 1, PromptTokens: tokens(in.FacetsPromptChars),
-		CompletionTokens: tokens(FacetsAnswerChars), Basis: "the request's facets"})
+	asm := StageCost{Stage: "assemble", Calls: 1, PromptTokens: tokens(in.FacetsPromptChars),
+		CompletionTokens: tokens(FacetsAnswerChars), Basis: "the request's facets"}
+	if in.FillTries > 0 {
+		per := 2 // a nugget and an extraction per sentence tried
+		if s.Verify {
+			per += 2
+		}
+		asm.Calls += per * in.FillTries
+		asm.PromptTokens += in.FillTries * 2 * tokens(in.ExtractPromptChars)
+		asm.CompletionTokens += in.FillTries * tokens(ExtractAnswerChars)
+		asm.Basis += "; the fill's nuggets and extractions, when the report leaves room"
+	}
+	add(asm)
 	add(StageCost{Stage: "group", Basis: "no model call"})
 	return out
 }

@@ -357,7 +357,7 @@ func TestReportEmptyOffSubject(t *testing.T) {
 	data, out := preparedData(t, sampleCorpus), t.TempDir()
 	reqs := filepath.Join(t.TempDir(), "requests.jsonl")
 	os.WriteFile(reqs, []byte(`{"request_id":"tribes","title":"Indian tribes","problem_statement":"How were treaties with the Indian tribes described?","limit":600}`+"\n"), 0o644)
-	stdout, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out)
+	stdout, stderr, code := runCmd(t, "report", "--data", data, "--requests", reqs, "--out", out, "--fill-report", "off")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -367,6 +367,20 @@ func TestReportEmptyOffSubject(t *testing.T) {
 	want := `the report is empty. Its subject was read from the request's words "indian", "tribes": `
 	if !strings.Contains(stderr, "tribes: tolerated: ") || !strings.Contains(stderr, want) {
 		t.Errorf("no problem names the subject's words; stderr:\n%s", stderr)
+	}
+
+	// With the fill (the offline default), a best passage's sentence
+	// holding both anchors ("the Indian ... certain tribes") fills the
+	// room, and the problem no longer says the report is empty.
+	stdout, stderr, code = runCmd(t, "report", "--data", data, "--requests", reqs, "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if strings.Contains(stdout, "tribes: 0 sentences") {
+		t.Skipf("the fill found nothing on the sample corpus:\n%s", stdout)
+	}
+	if strings.Contains(stderr, "the report is empty") || !strings.Contains(stderr, "the report holds only sentences the fill found") {
+		t.Errorf("a filled report's problem still says it is empty; stderr:\n%s", stderr)
 	}
 }
 

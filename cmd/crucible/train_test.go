@@ -227,9 +227,13 @@ func TestTrainRankerFromReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := pipeline.Request{ID: "tariffs", Title: "Tariffs", ProblemStatement: "What did the addresses say about tariffs and duties on imports?", Limit: 1500}
+	// The fill's nuggets are not ranked (no features to learn from): the
+	// nuggets the analyst removes below must be ranked ones.
+	settings, off := pipeline.DefaultSettings(), false
+	settings.FillReport = &off
 	obs := &rankObserver{}
 	all, err := func() ([]pipeline.Nugget, error) {
-		_, err := engines[0].Pipeline.Generate(ctx, req, pipeline.DefaultSettings(), obs)
+		_, err := engines[0].Pipeline.Generate(ctx, req, settings, obs)
 		if err != nil && !errors.Is(err, errStopAfterRank) {
 			return nil, err
 		}
@@ -238,11 +242,11 @@ func TestTrainRankerFromReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := engines[0].Pipeline.Generate(ctx, req, pipeline.DefaultSettings(), nil)
+	rep, err := engines[0].Pipeline.Generate(ctx, req, settings, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, _, err := a.db.CreateJob(ctx, pipeline.Job{Request: req, Settings: pipeline.DefaultSettings(), Engine: "offline"})
+	job, _, err := a.db.CreateJob(ctx, pipeline.Job{Request: req, Settings: settings, Engine: "offline"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -543,7 +543,7 @@ func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 		}
 	}
 	if len(out) == 0 && len(cands) > 0 {
-		msg := fmt.Sprintf("assemble: none of the %d candidate sentences cites one of the request's %d best passages and speaks of its subject; the report is empty", len(cands), subjectPassages)
+		msg := fmt.Sprintf("assemble: none of the %d candidate sentences cites one of the request's %d best passages and speaks of its subject%s", len(cands), subjectPassages, emptyReport)
 		if names := r.subject.names(r.req); len(names) > 0 {
 			msg += fmt.Sprintf(". Its subject was read from the request's words %s: a report sentence must hold one of them beside a second word of the request (two of them will do), or an acronym or two-word phrase of the request as it writes them", quotedWords(names))
 		}
@@ -551,6 +551,10 @@ func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 	}
 	return r.inScope(out)
 }
+
+// emptyReport ends the problem onTopic records when no candidate may be
+// assembled (the fill may reword it).
+const emptyReport = "; the report is empty"
 
 // bestPassage reports whether a citation is in one of the request's best
 // passages (see onTopic); true when retrieval ranked no passages.

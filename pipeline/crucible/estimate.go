@@ -57,6 +57,9 @@ func (e *Engine) Estimate(ctx context.Context, req pipeline.Request, s pipeline.
 		r.ranker = m
 	}
 	in := pipeline.CostInput{Settings: r.s, Offline: e.Offline, ScanLimit: e.ScanLimit}
+	if r.h.FillReport {
+		in.FillTries = fillTries
+	}
 	ret, err := r.retrieve(ctx)
 	if err != nil {
 		return pipeline.CostEstimate{}, err

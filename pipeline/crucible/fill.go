@@ -86,6 +86,9 @@ func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pi
 	}
 	before := len(sentences)
 	sentences = pipeline.Extend(sentences, offered, opts)
+	if before == 0 && len(sentences) > 0 {
+		r.rewordProblems(emptyReport, "; the report holds only sentences the fill found on the subject")
+	}
 	used := map[string]bool{}
 	for _, s := range sentences[before:] {
 		used[s.NuggetID] = true
@@ -243,7 +246,7 @@ func (r *run) claimNugget(d pipeline.Document, sentence string) prompts.QA {
 	topic := r.req.Title
 	if len(r.facetList) > 0 {
 		m := pipeline.NewFacetMatcher(r.facetList, r.e.Terms)
-		if h := m.Assign(sentence); h != "" && h != pipeline.OtherFacet {
+		if h := m.Assign(sentence); h != "" && h != pipeline.OtherFacet && !asksSomething(h) {
 			topic = h
 		}
 	}
@@ -260,4 +263,26 @@ func (r *run) claimNugget(d pipeline.Document, sentence string) prompts.QA {
 		q = fmt.Sprintf("What does “%s” say on “%s”?", d.Title, topic)
 	}
 	return prompts.QA{Question: q, Answer: strings.Join(strings.Fields(sentence), " ")}
+}
+
+// rewordProblems replaces old in the run's problems with new: the fill
+// can put sentences in a report assembly left empty.
+func (r *run) rewordProblems(old, new string) {
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
+	for i, p := range r.problems {
+		r.problems[i] = strings.Replace(p, old, new, 1)
+	}
+}
+
+// asksSomething reports whether a facet heading opens as a question
+// ("How were treaties with the Indian tribes"), which reads badly as the
+// topic of a claim nugget: the request's title is used instead.
+func asksSomething(heading string) bool {
+	w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(heading)), " ")
+	switch w {
+	case "how", "what", "who", "whom", "whose", "when", "where", "which", "why", "whether":
+		return true
+	}
+	return false
 }
