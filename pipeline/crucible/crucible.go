@@ -355,11 +355,13 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 			return pipeline.Report{}, err
 		}
 	}
-	raw, err := r.ideate(ctx, r.scoped(pool))
+	context := r.scoped(pool) // the documents ideation draws on
+	raw, err := r.ideate(ctx, context)
 	if errors.Is(err, pipeline.ErrNotFound) && len(pool) < len(ret) {
 		// The reranker's chosen set gave no nugget: draw on the reranked
 		// ranking (the chosen set first) as without a set.
 		r.problem("ideate: the %d document(s) the reranker chose gave no nugget; nuggets were drawn from the reranked top %d instead", len(pool), min(r.s.IdeationDocs, len(ret)))
+		context = ret
 		raw, err = r.ideate(ctx, ret)
 	}
 	if err != nil {
@@ -403,7 +405,16 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	}
 	sentences := pipeline.Assemble(turns, onTop, opts)
 	if r.h.FillReport {
-		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts); err != nil {
+		// A reranker's documents are the report's context: the fill
+		// draws on them alone, as facet nuggets do.
+		var within map[string]bool
+		if r.s.Reranker != "" {
+			within = make(map[string]bool, len(context))
+			for _, d := range context {
+				within[d.DocID] = true
+			}
+		}
+		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, within); err != nil {
 			return pipeline.Report{}, err
 		}
 	}

@@ -48,12 +48,13 @@ type fillSentence struct {
 // fill's nuggets join the nugget bank after the ranked ones, kept (with
 // a rank after theirs) when their sentence is in the report; their
 // candidates join the run's. Sentences already cited, or repeating an
-// assembled sentence, are not tried.
-func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pipeline.Nugget, cands []pipeline.Candidate, opts pipeline.AssembleOptions) ([]pipeline.Sentence, []pipeline.Nugget, []pipeline.Candidate, error) {
+// assembled sentence, are not tried; with within (a reranker's chosen
+// documents, the report's context), only sentences of those documents.
+func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pipeline.Nugget, cands []pipeline.Candidate, opts pipeline.AssembleOptions, within map[string]bool) ([]pipeline.Sentence, []pipeline.Nugget, []pipeline.Candidate, error) {
 	if r.req.Limit-(pipeline.Report{Sentences: sentences}).Length() < fillMinRoom {
 		return sentences, kept, cands, nil
 	}
-	tries, err := r.fillSentences(ctx, sentences)
+	tries, err := r.fillSentences(ctx, sentences, within)
 	if err != nil || len(tries) == 0 {
 		return sentences, kept, cands, err
 	}
@@ -117,9 +118,10 @@ func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pi
 
 // fillSentences returns the sentences the fill tries, best first: at most
 // fillTries of the request's fillPassages best passages' sentences that
-// hold one of its terms, cite one of its best passages, speak of its
-// subject and are neither cited by nor the same as an assembled sentence.
-func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence) ([]fillSentence, error) {
+// hold one of its terms, cite one of its best passages (of a document
+// within, when within is not nil), speak of its subject and are neither
+// cited by nor the same as an assembled sentence.
+func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence, within map[string]bool) ([]fillSentence, error) {
 	q := r.req.Query()
 	if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
 		q = string([]rune(q)[:pipeline.MaxQueryChars])
@@ -138,7 +140,7 @@ func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence) 
 	}
 	var out []fillSentence
 	for _, h := range res.Hits {
-		if !r.bestPassage(pipeline.Citation{DocID: h.DocID, Ordinal: h.Ordinal}) || r.outOfScope(h.DocID) {
+		if !r.bestPassage(pipeline.Citation{DocID: h.DocID, Ordinal: h.Ordinal}) || r.outOfScope(h.DocID) || within != nil && !within[h.DocID] {
 			continue
 		}
 		spans := []pipeline.Span{{Start: 0, End: len(h.Text)}} // nil Sentences: a passage is one sentence

@@ -198,3 +198,33 @@ func TestClaimNuggetNamesSpeakerAndYear(t *testing.T) {
 		t.Errorf("undated, unattributed: %q", qa.Question)
 	}
 }
+
+// TestFillSentencesWithinTheRerankersDocuments: with a reranker, the fill
+// tries only sentences of the documents ideation draws on.
+func TestFillSentencesWithinTheRerankersDocuments(t *testing.T) {
+	c := facetCorpus()
+	r := &run{e: &Engine{Searcher: c, Terms: words, SentenceKey: func(s string) string { return strings.Join(words(s), " ") }}, req: signedRequest}
+	all, err := r.fillSentences(t.Context(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromD2 := false
+	for _, s := range all {
+		fromD2 = fromD2 || s.hit.DocID == "d2"
+	}
+	if !fromD2 {
+		t.Fatalf("fill sentences %+v: want the ratification passage of d2 among them", all)
+	}
+	only, err := r.fillSentences(t.Context(), nil, map[string]bool{"d1": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(only) == 0 {
+		t.Fatal("no fill sentence of d1")
+	}
+	for _, s := range only {
+		if s.hit.DocID != "d1" {
+			t.Errorf("fill sentence %q of %s, outside the reranker's documents", s.text, s.hit.DocID)
+		}
+	}
+}
