@@ -403,13 +403,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 			return pipeline.Report{}, err
 		}
 	}
-	ranked := opts
-	if r.h.FillReport {
-		// The ranked nuggets' sentences take at most rankedShare of the
-		// limit at first: the rest is the fill's.
-		ranked.Limit = int(rankedShare * float64(opts.Limit))
-	}
-	sentences := pipeline.Assemble(turns, onTop, ranked)
+	sentences := pipeline.Assemble(turns, onTop, opts)
 	if r.h.FillReport {
 		// A reranker's documents are the report's context: the fill
 		// draws on them alone, as facet nuggets do.
@@ -422,11 +416,6 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		}
 		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, within); err != nil {
 			return pipeline.Report{}, err
-		}
-		if ranked.Limit < opts.Limit {
-			// What the fill left, the ranked nuggets' further sentences
-			// take, as assembly would have offered them.
-			sentences = pipeline.Extend(sentences, asCandidates(pipeline.Assemble(turns, onTop, opts)), opts)
 		}
 	}
 	r.tick(1, 1)

@@ -26,10 +26,6 @@ const (
 	// fillMinRoom is the least room worth filling, in characters: an
 	// attributed sentence is rarely shorter.
 	fillMinRoom = 80
-	// rankedShare is the share of the length limit the ranked nuggets'
-	// sentences may take before the fill has its turn; what the fill
-	// leaves they take after it.
-	rankedShare = 0.8
 )
 
 // fillSentence is a sentence of one of the request's best passages that
@@ -291,15 +287,4 @@ func asksSomething(heading string) bool {
 		return true
 	}
 	return false
-}
-
-// asCandidates offers assembled sentences again as candidates (to
-// pipeline.Extend).
-func asCandidates(sentences []pipeline.Sentence) []pipeline.Candidate {
-	out := make([]pipeline.Candidate, len(sentences))
-	for i, s := range sentences {
-		out[i] = pipeline.Candidate{NuggetID: s.NuggetID, Sentence: s.Text, Citation: s.Citation,
-			Confidence: s.Confidence, Supported: s.Supported, Covers: s.Covers}
-	}
-	return out
 }

@@ -228,28 +228,3 @@ func TestFillSentencesWithinTheRerankersDocuments(t *testing.T) {
 		}
 	}
 }
-
-// TestFillReportRankedTakeWhatIsLeft: the ranked nuggets' sentences first
-// take at most rankedShare of the limit; what the fill leaves, they take
-// after it. A sentence longer than 80% of the limit still makes the report.
-func TestFillReportRankedTakeWhatIsLeft(t *testing.T) {
-	long := "The Treaty of Ghent, which ended the war with Britain, was signed at Ghent in December 1814."
-	req := signedRequest
-	req.Limit = 100
-	if n := len(long); n <= int(rankedShare*float64(req.Limit)) || n > req.Limit {
-		t.Fatalf("the test needs a sentence over %.0f%% of the limit and within it: %d characters", 100*rankedShare, n)
-	}
-	e := newEngine(nil, &scripted{nuggets: ghentDocNuggets})
-	c := passageCorpus{newCorpus([]string{long})}
-	e.Searcher, e.Store, e.Defaults = c, c, pipeline.Heuristics{FillReport: true}
-	rep, err := e.Generate(t.Context(), req, pipeline.DefaultSettings(), &recorder{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Sentences) != 1 || !strings.Contains(rep.Sentences[0].Text, "December 1814") {
-		t.Fatalf("sentences %+v: want the long signing sentence", rep.Sentences)
-	}
-	if rep.Length() > req.Limit {
-		t.Errorf("length %d over the limit %d", rep.Length(), req.Limit)
-	}
-}
