@@ -72,7 +72,7 @@ func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pi
 	var offered, all []pipeline.Candidate
 	for i, n := range nuggets {
 		if n == nil {
-			continue
+			continue // the document or its passages could not be read
 		}
 		drawn = append(drawn, *n)
 		if c := found[i]; c != nil {
@@ -116,11 +116,12 @@ func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pi
 	return sentences, kept, cands, nil
 }
 
-// fillSentences returns the sentences the fill tries, best first: at most
-// fillTries of the request's fillPassages best passages' sentences that
-// hold one of its terms, cite one of its best passages (of a document
-// within, when within is not nil), speak of its subject and are neither
-// cited by nor the same as an assembled sentence.
+// fillSentences returns the sentences the fill tries, best first (by the
+// share of the request's terms they hold): at most fillTries of the
+// request's fillPassages best passages' sentences that cite one of its
+// best passages (of a document within, when within is not nil), speak of
+// its subject and are neither cited by nor the same as an assembled
+// sentence.
 func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence, within map[string]bool) ([]fillSentence, error) {
 	q := r.req.Query()
 	if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
@@ -174,9 +175,10 @@ func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence, 
 	return out[:min(len(out), fillTries)], nil
 }
 
-// fillOne draws a nugget from one sentence and extracts its sentence
-// from the sentence's passage (checked when verifying): nil nugget when
-// none is drawn, nil candidate when the passage gives none.
+// fillOne draws a nugget from one sentence (a claim nugget when the
+// nuggets prompt gives none or cannot be read) and extracts its sentence
+// from the sentence's passage (checked when verifying): nil candidate
+// when the passage gives none.
 func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nugget, *pipeline.Candidate, error) {
 	d, err := r.document(ctx, s.hit.DocID)
 	if err != nil {
@@ -188,11 +190,9 @@ func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nug
 	if err != nil {
 		return nil, nil, err
 	}
-	qa := prompts.QA{}
+	qa := r.claimNugget(d, s.text)
 	if ok && len(out.Nuggets) > 0 {
 		qa = out.Nuggets[0]
-	} else {
-		qa = r.claimNugget(d, s.text)
 	}
 	n := &pipeline.Nugget{
 		ID: fmt.Sprintf("%s%d", FillNuggetPrefix, i+1), Question: qa.Question, Answer: qa.Answer,
