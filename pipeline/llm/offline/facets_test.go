@@ -18,7 +18,7 @@ import (
 func evalRequests(t *testing.T) map[string]prompts.RequestInfo {
 	t.Helper()
 	out := map[string]prompts.RequestInfo{}
-	for _, path := range []string{"../../../testdata/eval/sotu-requests.jsonl", "../../../testdata/eval/sotu2-requests.jsonl"} {
+	for _, path := range []string{"../../../testdata/eval/sotu-requests.jsonl", "../../../testdata/eval/sotu2-requests.jsonl", "../../../testdata/eval/sotu22-requests.jsonl"} {
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -101,6 +101,13 @@ func TestFacetsOfEvalRequests(t *testing.T) {
 			"When and under what treaty peace was made"},
 		"sotu2-03": {"First law authorizing reform and the commission", "Grant's threat to abandon the experiment",
 			"Hayes's trials of competitive examinations", "Growth of the classified service"},
+		// A heading cut inside a clause never ends on its subject pronoun
+		// or on "each" ("Rise in the price of cigarettes he", "How many
+		// children he said start smoking each").
+		"sotu22-11": {"Who Clinton said should pay more for cigarettes", "How many children he said take up smoking",
+			"What he wanted banned to protect children", "Rise in the price of cigarettes", "How many children he said start smoking",
+			"Group he wanted protected in tobacco legislation", "Whose authority over tobacco he asked Congress",
+			"What he announced the Justice Department was preparing"},
 		"sotu2-04": {"Early concern with the coolie trade", "Treaty negotiated at Peking and the restriction act",
 			"Violence against Chinese laborers in the West", "Difficulties of enforcing them at the borders", "Registration law and the court test"},
 	}
