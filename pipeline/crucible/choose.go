@@ -66,29 +66,6 @@ func (r *run) sentenceScore(turns []pipeline.Nugget, cands []pipeline.Candidate)
 	}
 }
 
-// topicFloor is the least estimate that a candidate is on topic
-// (topicEstimate) the choice takes when the fill (FillReport) can have
-// the room: sentences of the request's best passages that speak of its
-// subject are better than a candidate probably off it. Without the fill
-// such a floor cost facts (session 17); with it, chosen on sotu …
-// sotu26 (0.3 and 0.5 tried), see docs/pipeline.md.
-const topicFloor = 0.5
-
-// aboveTopicFloor returns the candidates whose on-topic estimate is at
-// least topicFloor; features are read among cands, as the choice reads
-// them.
-func (r *run) aboveTopicFloor(turns []pipeline.Nugget, cands []pipeline.Candidate) []pipeline.Candidate {
-	features := r.choiceFeatures(turns, cands)
-	out := make([]pipeline.Candidate, 0, len(cands))
-	for _, c := range cands {
-		x := features(c)
-		if topicEstimate(x[len(ChoiceFeatures):], x[0]) >= topicFloor {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // choiceScore is the score of a candidate with features x
 // (ChoiceFeatures, then TopicFeatures): the estimate that it states a
 // wanted fact times the square root of the estimate that it is on topic

@@ -403,11 +403,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 			return pipeline.Report{}, err
 		}
 	}
-	offered := onTop
-	if r.h.ChooseSentences && r.h.FillReport {
-		offered = r.aboveTopicFloor(turns, onTop)
-	}
-	sentences := pipeline.Assemble(turns, offered, opts)
+	sentences := pipeline.Assemble(turns, onTop, opts)
 	if r.h.FillReport {
 		// A reranker's documents are the report's context: the fill
 		// draws on them alone, as facet nuggets do.
@@ -420,11 +416,6 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		}
 		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, within); err != nil {
 			return pipeline.Report{}, err
-		}
-		if len(offered) < len(onTop) {
-			// What the fill left, the candidates below the topic floor
-			// take, as assembly would have offered them.
-			sentences = pipeline.Extend(sentences, asCandidates(pipeline.Assemble(turns, onTop, opts)), opts)
 		}
 	}
 	r.tick(1, 1)

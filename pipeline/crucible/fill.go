@@ -288,14 +288,3 @@ func asksSomething(heading string) bool {
 	}
 	return false
 }
-
-// asCandidates offers assembled sentences again as candidates (to
-// pipeline.Extend).
-func asCandidates(sentences []pipeline.Sentence) []pipeline.Candidate {
-	out := make([]pipeline.Candidate, len(sentences))
-	for i, s := range sentences {
-		out[i] = pipeline.Candidate{NuggetID: s.NuggetID, Sentence: s.Text, Citation: s.Citation,
-			Confidence: s.Confidence, Supported: s.Supported, Covers: s.Covers}
-	}
-	return out
-}
