@@ -407,14 +407,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	if r.h.FillReport {
 		// A reranker's documents are the report's context: the fill
 		// draws on them alone, as facet nuggets do.
-		var within map[string]bool
-		if r.s.Reranker != "" {
-			within = make(map[string]bool, len(context))
-			for _, d := range context {
-				within[d.DocID] = true
-			}
-		}
-		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, within); err != nil {
+		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, r.rerankedContext(context)); err != nil {
 			return pipeline.Report{}, err
 		}
 	}

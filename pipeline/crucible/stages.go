@@ -29,15 +29,8 @@ func (r *run) ideate(ctx context.Context, ret []pipeline.RetrievedDoc) ([]pipeli
 	if r.h.FacetNuggets {
 		// A reranker's documents are the report's context: a facet's
 		// passages come from them too.
-		var within map[string]bool
-		if r.s.Reranker != "" {
-			within = make(map[string]bool, len(ret))
-			for _, d := range ret {
-				within[d.DocID] = true
-			}
-		}
 		var err error
-		if fps, err = r.facetPassages(ctx, within); err != nil {
+		if fps, err = r.facetPassages(ctx, r.rerankedContext(ret)); err != nil {
 			return nil, err
 		}
 	}
@@ -86,6 +79,20 @@ func (r *run) ideate(ctx context.Context, ret []pipeline.RetrievedDoc) ([]pipeli
 		return nil, fmt.Errorf("no nugget could be drawn from the top %d documents: %w", n, pipeline.ErrNotFound)
 	}
 	return all, nil
+}
+
+// rerankedContext is the set of the documents ideation draws on when a
+// reranker chose them (the report's context, which facet nuggets and the
+// fill keep to); nil without a reranker.
+func (r *run) rerankedContext(docs []pipeline.RetrievedDoc) map[string]bool {
+	if r.s.Reranker == "" {
+		return nil
+	}
+	within := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		within[d.DocID] = true
+	}
+	return within
 }
 
 // drawNuggets summarises text (a document's, or one passage of it) for
