@@ -355,13 +355,13 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 			return pipeline.Report{}, err
 		}
 	}
-	context := r.scoped(pool) // the documents ideation draws on
-	raw, err := r.ideate(ctx, context)
+	drawnOn := r.scoped(pool) // the documents ideation draws on
+	raw, err := r.ideate(ctx, drawnOn)
 	if errors.Is(err, pipeline.ErrNotFound) && len(pool) < len(ret) {
 		// The reranker's chosen set gave no nugget: draw on the reranked
 		// ranking (the chosen set first) as without a set.
 		r.problem("ideate: the %d document(s) the reranker chose gave no nugget; nuggets were drawn from the reranked top %d instead", len(pool), min(r.s.IdeationDocs, len(ret)))
-		context = ret
+		drawnOn = ret
 		raw, err = r.ideate(ctx, ret)
 	}
 	if err != nil {
@@ -407,7 +407,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	if r.h.FillReport {
 		// A reranker's documents are the report's context: the fill
 		// draws on them alone, as facet nuggets do.
-		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, r.rerankedContext(context)); err != nil {
+		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, r.rerankedContext(drawnOn)); err != nil {
 			return pipeline.Report{}, err
 		}
 	}
