@@ -57,7 +57,7 @@ const detailWords = "figures figure dates date names name places place sums sum 
 	"targets target statistics statistic concrete specific exact main particular important relevant " +
 	"messages message addresses address speeches speech give given state stated cite cited mention mentioned " +
 	"single singled out report reported name named list listed provide provided source sources quote quotes " +
-	"president presidents congress along each every all also"
+	"president presidents congress along each every all also use uses used quote quotes quoted"
 
 // openers start a noun phrase of its own in a list of asks.
 var openers = setOf(strings.Fields(`the a an its his her their our this these those each every any all how what when
@@ -93,13 +93,25 @@ var tailStarts = setOf(strings.Fields(`that which who whom whose made set given 
 
 // leadingFrame is an opening phrase that says where to look, not what:
 // "Using the annual messages, ...".
-var leadingFrame = regexp.MustCompile(`(?i)^(?:using|drawing on|based on|from|according to|with reference to)\b[^,]{0,120},\s*`)
+var leadingFrame = regexp.MustCompile(`(?i)^(?:(?:using|drawing on|based on|from|according to|with reference to)\b[^,]{0,120}|(?:for|in|over|during|across)\s+the\s+(?:years|period|decades?|era)\b[^,]{0,60}),\s*`)
+
+// Frames set off by commas after the request verb say where to look as
+// well: "Describe, as the addresses of 1946-1962 report it, the cost
+// ...", "Set out, from the addresses of 2007-2011, how many ...". They
+// are dropped before the asks are split, or each would be an ask.
+var (
+	verbFrame = regexp.MustCompile(`(?i)^(\pL+(?:\s+(?:out|forth))?)\s*,\s*(?:using|drawing on|based on|from|according to|with reference to)\b[^,]{0,120},\s*`)
+	asSources = regexp.MustCompile(`(?i),?\s*\bas\s+(?:the\s+|his\s+|their\s+|\pL+'s\s+(?:and\s+\pL+'s\s+)?)?(?:annual\s+)?(?:messages|message|addresses|address|speeches)\b[^,;]{0,60}?\s(?:report|reports|present|presents|describe|describes|tell|tells|give|gives|show|shows|record|records|relate|relates)\s+(?:it|them)\b\s*,?`)
+)
 
 // sourceRefs say where the facts are to be found ("as told in the annual
 // messages of 1812-1815", "the messages give", "as reported").
 var sourceRefs = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\s*\b(?:as\s+(?:told|reported|described|given|set\s+out|stated|presented)\s+)?(?:in|through|from|by)\s+(?:the\s+|his\s+|their\s+|its\s+)?(?:annual\s+|state\s+of\s+the\s+union\s+)?(?:messages|message|addresses|address|speeches)\b(?:\s+(?:of|from)\s+[^,;]*)?`),
-	regexp.MustCompile(`(?i)\s*\b(?:that\s+)?the\s+(?:annual\s+)?(?:messages|addresses|speeches|documents|sources)\s+(?:give|gives|state|states|cite|cites|mention|mentions|report|reports|name|names|single\s+out|describe|describes)\b`),
+	regexp.MustCompile(`(?i)\s*\b(?:as\s+(?:told|reported|described|given|set\s+out|stated|presented)\s+)?(?:in|through|from|by)\s+(?:the\s+|his\s+|their\s+|its\s+|(?:\pL+\.?\s+){0,2}\pL+'s\s+)?(?:annual\s+|state\s+of\s+the\s+union\s+)?(?:messages|message|addresses|address|speeches)\b(?:\s+(?:of|from)\s+[^,;]*)?`),
+	regexp.MustCompile(`(?i)\s*\b(?:that\s+)?the\s+(?:annual\s+)?(?:messages|addresses|speeches|documents|sources)\s+(?:give|gives|state|states|cite|cites|mention|mentions|report|reports|name|names|single\s+out|describe|describes|use|uses|quote|quotes)\b`),
+	// "how the annual messages of Pierce and Buchanan treated ...": the
+	// heading is what they treated.
+	regexp.MustCompile(`(?i)^how\s+(?:the\s+)?(?:annual\s+)?(?:messages|addresses|speeches)\b[^,;]{0,60}?\s(?:treated|described|reported|presented|handled|told|followed|diagnosed|explained|discussed|recorded)\s+`),
 	regexp.MustCompile(`(?i)\s*\bas\s+(?:reported|stated|given|described)\b`),
 }
 
@@ -186,6 +198,9 @@ func (e *Engine) onlyDetail(ask string, generic map[string]bool) bool {
 func sentenceAsks(s string) (asks []string, framed bool) {
 	s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".!;"))
 	s = leadingFrame.ReplaceAllString(s, "")
+	s = leavingAside(s)
+	s = asSources.ReplaceAllString(s, " ")
+	s = verbFrame.ReplaceAllString(s, "$1 ")
 	if i := topLevelIndex(s, ':'); i >= 0 {
 		clauses := splitClauses(s[:i])
 		for _, c := range clauses[:len(clauses)-1] {
@@ -287,12 +302,35 @@ func stripVerb(s string) string {
 	}
 	if i < len(words) && requestVerbs[strings.ToLower(words[i])] {
 		i++
-		for i < len(words) && (strings.EqualFold(words[i], "also") || strings.EqualFold(words[i], "on") || strings.EqualFold(words[i], "in")) {
+		// "Cover also", "Report on", "Set out", "Set forth".
+		for i < len(words) && verbParticles[plainWord(words[i])] {
 			i++
 		}
 	}
 	return strings.Join(words[i:], " ")
 }
+
+// leavingAside drops an opening that says what not to cover ("Leaving
+// aside Iraq, Afghanistan and the Palestinian territories, describe
+// ..."): the sentence's asks start at the first request verb after it,
+// and a sentence that only says what to leave aside asks nothing.
+func leavingAside(s string) string {
+	if !asideFrame.MatchString(s) {
+		return s
+	}
+	words := strings.Fields(s)
+	for i := 2; i < len(words); i++ {
+		if requestVerbs[plainWord(words[i])] && strings.HasSuffix(words[i-1], ",") {
+			return strings.Join(words[i:], " ")
+		}
+	}
+	return "" // only what to leave out
+}
+
+var asideFrame = regexp.MustCompile(`(?i)^(?:leaving|setting|putting|leave|set|put)\s+aside\b|^(?:apart\s+from|except\s+for|other\s+than|excluding)\b`)
+
+// verbParticles follow a request verb as part of it.
+var verbParticles = setOf(strings.Fields("also on in out forth"))
 
 // listAsks splits the asks of a list: "the surplus that drove the debate,
 // the main features and dates of each tariff law, and the machinery Taft
@@ -452,8 +490,8 @@ func headingOf(ask string) string {
 	if len(words) > pipeline.MaxFacetHeadingWords {
 		words = cutHeading(words)
 	}
-	for len(words) < n && len(words) > 1 && badEnds[plainWord(words[len(words)-1])] {
-		words = words[:len(words)-1] // what was cut leaves no dangling word
+	if len(words) < n {
+		words = trimCut(words) // what was cut leaves no dangling word
 	}
 	h := strings.TrimRight(strings.Join(words, " "), ",;:. ")
 	return upperFirst(h)
@@ -489,7 +527,7 @@ func cutHeading(words []string) []string {
 		if !cutWords[plainWord(next)] && !comma {
 			continue
 		}
-		if badEnds[plainWord(prev)] {
+		if danglingEnd(words[:p]) {
 			continue
 		}
 		// "the price of tin plate": the noun needs what follows.
@@ -510,6 +548,105 @@ func cutHeading(words []string) []string {
 	}
 	return words[:pipeline.MaxFacetHeadingWords]
 }
+
+// trimCut drops what a cut heading leaves hanging at its end: a relative
+// clause that lost its verb ("Date of the act under which the Board" →
+// "Date of the act"), a speaker and a verb that wanted a clause after
+// them ("Danger Truman said" → "Danger"), and dangling words
+// (danglingEnd).
+func trimCut(words []string) []string {
+	if i := openRelative(words); i > 0 {
+		words = words[:i]
+	}
+	// "What Clinton said" is whole: the wh-word is the verb's object.
+	if n := len(words); n > 2 && clauseVerbs[plainWord(words[n-1])] && !whWords[plainWord(words[0])] {
+		if subjectWords[plainWord(words[n-2])] {
+			words = words[:n-2]
+		} else if capitalised(words[n-2]) {
+			words = words[:n-2]
+			for len(words) > 1 && capitalised(words[len(words)-1]) {
+				words = words[:len(words)-1] // the rest of a speaker's name ("George W. Bush")
+			}
+		}
+	}
+	for len(words) > 1 && danglingEnd(words) {
+		words = words[:len(words)-1]
+	}
+	return words
+}
+
+// openRelative returns where a relative clause that has no verb left
+// starts (its relative word, or the preposition before it), or 0.
+func openRelative(words []string) int {
+	for i := len(words) - 1; i >= 1; i-- {
+		switch plainWord(words[i]) {
+		case "which", "whose", "whom":
+			for _, w := range words[i+1:] {
+				if looksFinite(plainWord(w)) {
+					return 0
+				}
+			}
+			if i > 1 && headingPreps[plainWord(words[i-1])] {
+				return i - 1
+			}
+			return i
+		}
+	}
+	return 0
+}
+
+// looksFinite reports whether a word looks like a verb that completes a
+// clause: a past form ("sent", "adopted") or a modal or form of "be".
+func looksFinite(w string) bool {
+	return strings.HasSuffix(w, "ed") || pastForms[w]
+}
+
+// danglingEnd reports whether a heading cannot end on its last word
+// (badEnds), a preposition after a past verb ("the act Biden asked
+// for") and a participle after its subject ("the bureau it created",
+// "the law Congress passed") aside.
+func danglingEnd(words []string) bool {
+	n := len(words)
+	last := plainWord(words[n-1])
+	if n >= 2 {
+		prev := plainWord(words[n-2])
+		// "the act Biden asked for", "the canal it agreed to take over".
+		if headingPreps[last] && (looksFinite(prev) || n >= 3 && plainWord(words[n-3]) == "to") {
+			return false
+		}
+		if participles[last] && (subjectWords[prev] || capitalised(words[n-2])) {
+			return false
+		}
+	}
+	return badEnds[last] || headingPreps[last]
+}
+
+// headingPreps may not end a heading but after a verb.
+var headingPreps = setOf(strings.Fields(`of to for from with in on at by as under into onto along among amongst over about
+	after before during between through against until since upon within without toward towards across behind beyond
+	around near per via`))
+
+// participles in badEnds that a subject before them makes a finite verb.
+var participles = setOf(strings.Fields(`made set given reported named taken held passed cited stated mentioned created
+	voted proposed established adopted enacted`))
+
+// whWords open a heading that is a question's clause ("What Clinton said").
+var whWords = setOf(strings.Fields("what how why when where whether who which"))
+
+// subjectWords are pronouns that can be a clause's subject.
+var subjectWords = setOf(strings.Fields("he she it they we i"))
+
+// clauseVerbs want a clause after them: a heading cut after one says
+// nothing.
+var clauseVerbs = setOf(strings.Fields(`said says thought believed argued claimed hoped feared warned insisted
+	predicted estimated expected declared`))
+
+// pastForms are irregular past forms and the forms of "be" and modals.
+var pastForms = setOf(strings.Fields(`was were is are be been had has have did does do made set sent spent paid
+	said told took taken gave given held kept left lost won fought brought bought sought thought taught built
+	found began begun ran struck led meant put cut shut hit let met read sold stood understood wrote written
+	drew drawn grew grown knew known saw seen rose risen fell fallen became come came went gone chose chosen
+	can could will would shall should may might must`))
 
 // relationalNouns say little without their "of" phrase.
 var relationalNouns = setOf(strings.Fields(`price prices number numbers end state part parts rest size amount amounts

@@ -105,7 +105,7 @@ func TestFacetsOfEvalRequests(t *testing.T) {
 		// or on "each" ("Rise in the price of cigarettes he", "How many
 		// children he said start smoking each").
 		"sotu22-11": {"Who Clinton said should pay more for cigarettes", "How many children he said take up smoking",
-			"What he wanted banned to protect children", "Rise in the price of cigarettes", "How many children he said start smoking",
+			"What he wanted banned to protect children", "Rise in the price of cigarettes he proposed", "How many children he said start smoking",
 			"Group he wanted protected in tobacco legislation", "Whose authority over tobacco he asked Congress",
 			"What he announced the Justice Department was preparing"},
 		"sotu2-04": {"Early concern with the coolie trade", "Treaty negotiated at Peking and the restriction act",
@@ -172,5 +172,67 @@ func TestFacetsTaskMismatch(t *testing.T) {
 	req.Task = prompts.TaskNuggets
 	if _, err := newTestEngine().Complete(context.Background(), req); err == nil {
 		t.Error("a facets input sent as another task was answered")
+	}
+}
+
+// A heading cut to MaxFacetHeadingWords leaves nothing hanging at its end:
+// no preposition but after a verb, no relative clause without its verb,
+// no speaker and verb that wanted a clause; a verb after its subject
+// stays.
+func TestHeadingCutLeavesNothingHanging(t *testing.T) {
+	tests := []struct{ ask, want string }{
+		{"the making of the census office into a permanent bureau of the Department", "Making of the census office"},
+		{"the date of the act under which the new board of ordnance was convened", "Date of the act"},
+		{"the danger the Senator said a full employment program must avert", "Danger"},
+		{"the danger George W. Bush said a full employment program must avert", "Danger"},
+		{"what Clinton said to the assembled delegates gathered there from every State", "What Clinton said"},
+		{"the two laws the Governor asked for in his message to the legislature last year", "Two laws the Governor asked for"},
+		{"the canal the Government agreed to take over and the channel it dredged", "Canal the Government agreed to take over"},
+		{"the bureau it created and the union of the republics that followed it", "Bureau it created"},
+		{"the place of the United States among the treaty powers of the Pacific", "Place of the United States"},
+	}
+	for _, tt := range tests {
+		if got := headingOf(tt.ask); got != tt.want {
+			t.Errorf("headingOf(%q) = %q, want %q", tt.ask, got, tt.want)
+		}
+	}
+}
+
+// Frames that say where to look or what to leave out are no facets.
+func TestFacetsWithoutFrames(t *testing.T) {
+	e := newTestEngine()
+	tests := []struct {
+		name string
+		req  prompts.RequestInfo
+		want []string
+	}{
+		{"as the addresses report it",
+			prompts.RequestInfo{Title: "Farm policy", ProblemStatement: "Describe, as the addresses of 1950-1960 report it, the farm surpluses, the soil bank, and the price supports."},
+			[]string{"Farm surpluses", "Soil bank", "Price supports"}},
+		{"as a President's addresses report it",
+			prompts.RequestInfo{Title: "Farm policy", ProblemStatement: "Describe, as Truman's addresses report it, the farm surpluses, the soil bank, and the price supports."},
+			[]string{"Farm surpluses", "Soil bank", "Price supports"}},
+		{"set out from the messages",
+			prompts.RequestInfo{Title: "The mint", ProblemStatement: "Set out, from the messages of 1790-1800, the founding of the mint, the coins it struck, and the metals it bought."},
+			[]string{"Founding of the mint", "Coins it struck", "Metals it bought"}},
+		{"for the years",
+			prompts.RequestInfo{Title: "The mint", ProblemStatement: "For the years 1790-1800, describe from Washington's annual messages the founding of the mint and the coins it struck."},
+			[]string{"Founding of the mint", "Coins it struck"}},
+		{"leaving aside",
+			prompts.RequestInfo{Title: "The Navy", ProblemStatement: "Leaving aside the army, the forts and the militia, describe the new cruisers, the coaling stations, and the naval militia. Leave aside the marines and the yards."},
+			[]string{"New cruisers", "Coaling stations", "Naval militia"}},
+		{"how the messages treated",
+			prompts.RequestInfo{Title: "Kansas", ProblemStatement: "Describe how the annual messages of Pierce and Buchanan treated the struggle over the constitution of Kansas."},
+			[]string{"Struggle over the constitution of Kansas"}},
+		{"phrases the addresses use are details",
+			prompts.RequestInfo{Title: "The Navy", ProblemStatement: "Describe the new cruisers and the coaling stations. Give the dates, names and phrases the addresses use."},
+			[]string{"New cruisers", "Coaling stations"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, headingsOf(t, e, tt.req)); diff != "" {
+				t.Errorf("headings (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
