@@ -199,6 +199,7 @@ func sentenceAsks(s string) (asks []string, framed bool) {
 	s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".!;"))
 	s = leadingFrame.ReplaceAllString(s, "")
 	s = leavingAside(s)
+	s = asideTail.ReplaceAllString(s, "")
 	s = asSources.ReplaceAllString(s, " ")
 	s = verbFrame.ReplaceAllString(s, "$1 ")
 	if i := topLevelIndex(s, ':'); i >= 0 {
@@ -326,6 +327,11 @@ func leavingAside(s string) string {
 	}
 	return "" // only what to leave out
 }
+
+// asideTail is a closing clause that says what not to cover ("...,
+// leaving aside the regulations cut", "..., but leave aside the
+// parallel ...").
+var asideTail = regexp.MustCompile(`(?i)[,;]\s*(?:but\s+|and\s+)?(?:leaving|leave|setting|set|putting|put)\s+aside\b.*$`)
 
 var asideFrame = regexp.MustCompile(`(?i)^(?:leaving|setting|putting|leave|set|put)\s+aside\b|^(?:apart\s+from|except\s+for|other\s+than|excluding)\b`)
 
