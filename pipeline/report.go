@@ -126,6 +126,9 @@ func (r Request) GeneratedID() string {
 
 // Query is the retrieval query of the request: its title and problem
 // statement (the background is context for the model, not for BM25).
+// What the statement says to leave out stays in it: those words were
+// found to lead retrieval to the request's documents (docs/pipeline.md,
+// "What a request leaves aside").
 func (r Request) Query() string {
 	return strings.TrimSpace(r.Title + "\n" + r.ProblemStatement)
 }

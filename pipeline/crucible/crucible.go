@@ -649,11 +649,15 @@ func (r *run) inScope(cands []pipeline.Candidate) []pipeline.Candidate {
 }
 
 // speaksOfSubject reports whether the cited text of a document speaks of
-// the request's subject as an assembled sentence must (subject.speaks):
+// the request's subject as an assembled sentence must (subject.speaks),
+// and not of what the request says to leave out (subject.leavesOut):
 // within the period the title names, a title term counts as the second
 // word beside an anchor; outside the periods the request names, only a
 // second anchor does.
 func (r *run) speaksOfSubject(docID, text string) bool {
+	if r.subject.leavesOut(text) {
+		return false // what the request says to leave out
+	}
 	if r.titleScope[docID] {
 		return r.subject.speaks(text, false, true)
 	}

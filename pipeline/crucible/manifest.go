@@ -18,7 +18,9 @@ import (
 // subject with a second word of the request beside an anchor. v3: and
 // cites one of the request's 100 best passages. v5 (session 18): the
 // names of the speakers of those passages are no part of the subject.
-const Version = "crucible-pipeline-v5"
+// v6 (session 20): a candidate whose cited text speaks of what the
+// problem statement says to leave out is not assembled (subject.leavesOut).
+const Version = "crucible-pipeline-v6"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -124,6 +124,17 @@ type subject struct {
 	// statement's wording). Empty when no anchor is strong; every anchor
 	// then is.
 	strong map[string]bool
+	// leftOut and leftOutPairs are what the request says to leave out
+	// (pipeline.Request.Excluded), read as the names it writes there
+	// ("Hawaii", "Bosnia") and the pairs of adjacent terms ("fur seals",
+	// "food stamp"), the words of what it asks aside: cited text that
+	// holds one speaks of what the report is not to cover (leavesOut).
+	leftOut      map[string]bool
+	leftOutPairs map[[2]string]bool
+	// askedPairs are the pairs of adjacent terms of what the request asks
+	// ("high commission"): a text that holds one speaks of what is asked,
+	// whatever else it names in passing.
+	askedPairs map[[2]string]bool
 }
 
 // DocFreq returns the number of units (passages) of the collection and,
@@ -159,6 +170,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	acronymTerms := map[string]bool{}
 	lowerTerms := map[string]bool{}
 	text := req.Title + "\n" + req.ProblemStatement
+	s.leftOut, s.leftOutPairs, s.askedPairs = leftOut(req, req.Title+"\n"+req.Asked(), terms, meta)
 	// The title names its subject by acronyms when they are all it names:
 	// its other words are request words ("in presidential addresses").
 	titleWords := 0
@@ -330,6 +342,73 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 		}
 	}
 	return s, nil
+}
+
+// leftOut reads what a request says to leave out (see subject.leftOut);
+// asked is the text of what it asks, whose words never count.
+func leftOut(req pipeline.Request, asked string, terms func(string) []string, meta map[string]bool) (names map[string]bool, pairs, askedPairs map[[2]string]bool) {
+	excluded := req.Excluded()
+	if len(excluded) == 0 {
+		return nil, nil, nil
+	}
+	in := map[string]bool{}
+	askedPairs = map[[2]string]bool{}
+	for _, part := range splitParts(asked) {
+		for _, piece := range strings.FieldsFunc(part, func(r rune) bool { return r == ',' }) {
+			ts := terms(piece)
+			for i, t := range ts {
+				in[t] = true
+				if i+1 < len(ts) && !meta[t] && !meta[ts[i+1]] && !hasDigit(t) && !hasDigit(ts[i+1]) && t != ts[i+1] {
+					askedPairs[[2]string{t, ts[i+1]}] = true
+				}
+			}
+		}
+	}
+	usable := func(t string) bool { return !in[t] && !meta[t] && !hasDigit(t) && utf8.RuneCountInString(t) > 1 }
+	names, pairs = map[string]bool{}, map[[2]string]bool{}
+	for _, clause := range excluded {
+		for _, w := range strings.FieldsFunc(clause, notWordRune) {
+			if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+				continue
+			}
+			for _, t := range terms(w) {
+				if usable(t) {
+					names[t] = true
+				}
+			}
+		}
+		for _, part := range strings.FieldsFunc(clause, func(r rune) bool { return r == ',' || r == ';' }) {
+			ts := terms(part)
+			for i := 0; i+1 < len(ts); i++ {
+				if usable(ts[i]) && usable(ts[i+1]) && ts[i] != ts[i+1] {
+					pairs[[2]string{ts[i], ts[i+1]}] = true
+				}
+			}
+		}
+	}
+	return names, pairs, askedPairs
+}
+
+// leavesOut reports whether a text speaks of what the request says to
+// leave out: it holds one of the names written there, or two adjacent
+// terms written together there, and no two adjacent terms of what the
+// request asks (a text on the joint High Commission the request asks for
+// that lists the fur seals among its questions speaks of what is asked).
+func (s *subject) leavesOut(text string) bool {
+	if s == nil || len(s.leftOut) == 0 && len(s.leftOutPairs) == 0 {
+		return false
+	}
+	ts := s.terms(text)
+	out := false
+	for i, t := range ts {
+		if i+1 < len(ts) && s.askedPairs[[2]string{t, ts[i+1]}] {
+			return false
+		}
+		if s.leftOut[t] || i+1 < len(ts) && s.leftOutPairs[[2]string{t, ts[i+1]}] {
+			out = true
+		}
+	}
+	return out
 }
 
 // splitParts splits a request's text into its lines and sentences, the

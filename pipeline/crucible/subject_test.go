@@ -145,6 +145,28 @@ func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
 	}
 }
 
+// A candidate whose cited text speaks of what the request leaves out is
+// not assembled, though it speaks of the subject too.
+func TestOnTopicLeavesOutWhatTheRequestExcludes(t *testing.T) {
+	r := &run{e: &Engine{Terms: words},
+		subject: &subject{terms: words, anchors: map[string]bool{"tariff": true, "wool": true},
+			phrases: map[[2]string]bool{}, acronyms: map[string]bool{}, words: map[string]bool{"duties": true},
+			leftOut: map[string]bool{"hawaii": true}, leftOutPairs: map[[2]string]bool{{"sugar", "bounty"}: true}}}
+	cands := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "A", Support: "The tariff raised the duties on wool.", Citation: pipeline.Citation{DocID: "d"}},
+		{NuggetID: "n1", Sentence: "B", Support: "The tariff on wool from Hawaii fell.", Citation: pipeline.Citation{DocID: "d"}},
+		{NuggetID: "n2", Sentence: "C", Support: "The tariff repealed the sugar bounty on wool.", Citation: pipeline.Citation{DocID: "d"}},
+		{NuggetID: "n2", Sentence: "D", Support: "The bounty on sugar and the tariff on wool.", Citation: pipeline.Citation{DocID: "d"}},
+	}
+	var got []string
+	for _, c := range r.onTopic(cands) {
+		got = append(got, c.Sentence)
+	}
+	if strings.Join(got, ",") != "A,D" {
+		t.Errorf("kept %v, want [A D]", got)
+	}
+}
+
 func TestSubjectOfAFocusedCollection(t *testing.T) {
 	// A collection about one car: every request term is common, so none
 	// anchors by rarity; the two rarest that the best passages use do.
@@ -378,5 +400,42 @@ func TestSubjectLeavesOutSpeakers(t *testing.T) {
 	}
 	if got := quotedWords(s.names(req)); strings.Contains(got, "Biden") || strings.Contains(got, "Obama") {
 		t.Errorf("names = %s: the speakers are not the subject", got)
+	}
+}
+
+// A text that speaks of what a request says to leave out does not speak
+// of its subject: the names written there, and its terms written
+// together, unless the request also asks for them or the text also holds
+// two terms the request writes together.
+func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
+	req := pipeline.Request{
+		Title: "Reciprocity with Mexico, 1883-1888",
+		ProblemStatement: "Describe the reciprocity treaty with Mexico and the trade conventions. " +
+			"Leave aside Hawaii, the fur seals and the trade figures.",
+	}
+	best := append(repeat("the reciprocity treaty with mexico", 20), repeat("hawaii and the fur seals", 20)...)
+	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(map[string]int{"reciprocity": 5, "mexico": 20, "hawaii": 8, "fur": 3, "seals": 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"The reciprocity treaty with Mexico was signed.", false},
+		{"The sugar of Hawaii was admitted free.", true},                       // a name written there
+		{"The fur seals of the Pribilof Islands were protected.", true},        // two of its terms together
+		{"The trade figures with Mexico under the reciprocity treaty.", false}, // "trade" is asked for
+		{"Seals and furs were taxed.", false},                                  // its words apart
+		{"The reciprocity treaty with Mexico and one with Hawaii.", false},     // a pair of what is asked beside it
+	}
+	for _, tt := range tests {
+		if got := s.leavesOut(tt.text); got != tt.want {
+			t.Errorf("leavesOut(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+	var none *subject
+	if none.leavesOut("Hawaii") {
+		t.Error("a nil subject leaves nothing out")
 	}
 }

@@ -132,7 +132,10 @@ const toldWords = `(?:discussed|mentioned|covered|explained|addressed|explored|t
 func (e *Engine) facets(in prompts.FacetsInput) []pipeline.Facet {
 	generic := setOf(e.an.Terms(detailWords + " " + metaWords))
 	var asks []string
-	statement := strings.Join(strings.Fields(in.Request.ProblemStatement), " ")
+	// What the statement says to leave out is no facet
+	// (pipeline.SplitExclusions).
+	asked, _ := pipeline.SplitExclusions(in.Request.ProblemStatement)
+	statement := strings.Join(strings.Fields(asked), " ")
 	var sentences []string
 	for _, sp := range e.an.Sentences(statement) {
 		if s := strings.TrimSpace(statement[sp.Start:sp.End]); s != "" {
@@ -198,8 +201,6 @@ func (e *Engine) onlyDetail(ask string, generic map[string]bool) bool {
 func sentenceAsks(s string) (asks []string, framed bool) {
 	s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".!;"))
 	s = leadingFrame.ReplaceAllString(s, "")
-	s = leavingAside(s)
-	s = asideTail.ReplaceAllString(s, "")
 	s = asSources.ReplaceAllString(s, " ")
 	s = verbFrame.ReplaceAllString(s, "$1 ")
 	if i := topLevelIndex(s, ':'); i >= 0 {
@@ -310,30 +311,6 @@ func stripVerb(s string) string {
 	}
 	return strings.Join(words[i:], " ")
 }
-
-// leavingAside drops an opening that says what not to cover ("Leaving
-// aside Iraq, Afghanistan and the Palestinian territories, describe
-// ..."): the sentence's asks start at the first request verb after it,
-// and a sentence that only says what to leave aside asks nothing.
-func leavingAside(s string) string {
-	if !asideFrame.MatchString(s) {
-		return s
-	}
-	words := strings.Fields(s)
-	for i := 2; i < len(words); i++ {
-		if requestVerbs[plainWord(words[i])] && strings.HasSuffix(words[i-1], ",") {
-			return strings.Join(words[i:], " ")
-		}
-	}
-	return "" // only what to leave out
-}
-
-// asideTail is a closing clause that says what not to cover ("...,
-// leaving aside the regulations cut", "..., but leave aside the
-// parallel ...").
-var asideTail = regexp.MustCompile(`(?i)[,;]\s*(?:but\s+|and\s+)?(?:leaving|leave|setting|set|putting|put)\s+aside\b.*$`)
-
-var asideFrame = regexp.MustCompile(`(?i)^(?:leaving|setting|putting|leave|set|put)\s+aside\b|^(?:apart\s+from|except\s+for|other\s+than|excluding)\b`)
 
 // verbParticles follow a request verb as part of it.
 var verbParticles = setOf(strings.Fields("also on in out forth"))

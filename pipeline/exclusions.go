@@ -1,0 +1,180 @@
+package pipeline
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A problem statement may say what the report is not to cover: "Leave
+// aside the fisheries and the fur seals.", "Leaving aside Iraq and
+// Afghanistan, describe ...", "..., leaving aside the regulations cut",
+// "Do not cover the tariff." Those words name what the report must not be
+// about: they ask for no facet, and a sentence that speaks of them (and
+// not of what is asked) is off the request. They stay in the retrieval
+// query (Request.Query), where they lead to the request's documents.
+
+// excludeMarker opens a clause that says what to leave out.
+var excludeMarker = regexp.MustCompile(`(?i)\b(?:(?:leave|leaving|set|setting|put|putting)\s+aside|excluding|(?:do\s+not|don't|need\s+not)\s+(?:cover|include|describe|discuss|report\s+on))\b`)
+
+// Asked returns the request's problem statement without the clauses that
+// say what to leave out (see Excluded).
+func (r Request) Asked() string {
+	asked, _ := SplitExclusions(r.ProblemStatement)
+	return asked
+}
+
+// Excluded returns what the request's problem statement says to leave
+// out, one entry per clause, without the words that say so ("the
+// fisheries and the fur seals").
+func (r Request) Excluded() []string {
+	_, excluded := SplitExclusions(r.ProblemStatement)
+	return excluded
+}
+
+// SplitExclusions splits a problem statement into what it asks for and
+// the clauses that say what to leave out. A sentence that opens with such
+// a clause ("Leave aside X.") is left out whole, unless a request verb
+// follows after a comma ("Leaving aside X, describe Y." keeps "describe
+// Y."); a clause inside a sentence runs to the next comma before a
+// request verb or to the sentence's end ("Using the messages, and leaving
+// aside X, describe Y" keeps "Using the messages, describe Y").
+func SplitExclusions(statement string) (asked string, excluded []string) {
+	if !excludeMarker.MatchString(statement) {
+		return statement, nil
+	}
+	var kept []string
+	for _, s := range statementSentences(statement) {
+		for {
+			loc := excludeMarker.FindStringIndex(s)
+			if loc == nil {
+				break
+			}
+			end := clauseEnd(s, loc[1])
+			what := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[loc[1]:end]), ".;,"))
+			if what != "" {
+				excluded = append(excluded, what)
+			}
+			before := strings.TrimSpace(s[:loc[0]])
+			before = strings.TrimSpace(strings.TrimRightFunc(before, func(r rune) bool { return r == ',' || r == ';' }))
+			for _, conj := range []string{" and", " but", " while", " though"} {
+				if strings.HasSuffix(strings.ToLower(before), conj) {
+					before = strings.TrimSpace(before[:len(before)-len(conj)])
+					before = strings.TrimRightFunc(before, func(r rune) bool { return r == ',' || r == ';' })
+				}
+			}
+			after := strings.TrimSpace(strings.TrimLeft(s[end:], ",; "))
+			if before == "" {
+				// "Leave aside X, and give ...": the conjunction joined
+				// what is now gone.
+				for _, conj := range []string{"and ", "then ", "but "} {
+					if len(after) > len(conj) && strings.EqualFold(after[:len(conj)], conj) {
+						after = after[len(conj):]
+					}
+				}
+			}
+			switch {
+			case before == "" || strings.EqualFold(before, "and") || strings.EqualFold(before, "but"):
+				s = upperFirstRune(after)
+			case after == "" || after == ".":
+				s = before + "."
+			default:
+				s = before + ", " + after
+			}
+		}
+		if s = strings.TrimSpace(s); s != "" && s != "." {
+			kept = append(kept, s)
+		}
+	}
+	return strings.Join(kept, " "), excluded
+}
+
+// clauseEnd is where an exclusion clause that starts at from ends: before
+// the comma that precedes a request verb ("..., describe"), or at the
+// sentence's end.
+func clauseEnd(s string, from int) int {
+	for i := from; i < len(s); i++ {
+		if s[i] != ',' && s[i] != ';' {
+			continue
+		}
+		rest := strings.Fields(s[i+1:])
+		for len(rest) > 0 && (strings.EqualFold(rest[0], "and") || strings.EqualFold(rest[0], "then") || strings.EqualFold(rest[0], "but")) {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 && askVerbs[strings.ToLower(strings.TrimFunc(rest[0], notLetter))] {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// askVerbs open what a sentence of a problem statement asks for.
+var askVerbs = wordSet(`describe cover include trace explain summarize summarise compare discuss list identify
+	outline say state show assess examine analyze analyse detail document note review present provide find tell
+	set recount relate give name report chart survey`)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+func notLetter(r rune) bool { return !unicode.IsLetter(r) }
+
+// statementSentences splits a problem statement into sentences: after a
+// full stop, question or exclamation mark followed by a space and a
+// capital letter, but not after an initial ("George W. Bush") or a short
+// abbreviation ("St. Louis", "Mr. Hay").
+func statementSentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '.' && c != '?' && c != '!' {
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (text[j] == '"' || text[j] == '\'' || text[j] == ')') {
+			j++
+		}
+		if j >= len(text) || text[j] != ' ' {
+			continue
+		}
+		k := j
+		for k < len(text) && text[k] == ' ' {
+			k++
+		}
+		if k >= len(text) {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(text[k:])
+		if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+			continue
+		}
+		if c == '.' {
+			w := text[strings.LastIndexAny(text[:i], " (\"")+1 : i]
+			if n := utf8.RuneCountInString(w); n == 1 || abbreviations[strings.ToLower(w)] {
+				continue
+			}
+		}
+		out = append(out, strings.TrimSpace(text[start:j]))
+		start = j
+	}
+	if rest := strings.TrimSpace(text[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
+
+var abbreviations = wordSet("mr mrs ms dr st gen col capt lt sen rep gov jr sr no vol nos u.s")
+
+func upperFirstRune(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}

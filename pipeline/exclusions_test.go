@@ -1,0 +1,64 @@
+package pipeline
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSplitExclusions(t *testing.T) {
+	tests := []struct {
+		name, statement, asked string
+		excluded               []string
+	}{
+		{"none", "Describe the tariff of 1890 and its reciprocity clause.", "Describe the tariff of 1890 and its reciprocity clause.", nil},
+		{"a sentence of its own",
+			"Describe the new cruisers and the coaling stations. Leave aside the marines and the yards. Give the dates.",
+			"Describe the new cruisers and the coaling stations. Give the dates.",
+			[]string{"the marines and the yards"}},
+		{"an opening clause before the request verb",
+			"Leaving aside Iraq, Afghanistan and the Palestinian territories, describe the endowment and the elections.",
+			"Describe the endowment and the elections.",
+			[]string{"Iraq, Afghanistan and the Palestinian territories"}},
+		{"a clause inside the sentence",
+			"Using the annual messages of 1866-1899, and leaving aside the fisheries and the fur seals, describe the armed expedition of 1866.",
+			"Using the annual messages of 1866-1899, describe the armed expedition of 1866.",
+			[]string{"the fisheries and the fur seals"}},
+		{"a closing clause",
+			"Give the numbers and phrases the addresses state, leaving aside the regulations cut.",
+			"Give the numbers and phrases the addresses state.",
+			[]string{"the regulations cut"}},
+		{"leave aside, and a request verb after it",
+			"Leave aside the lynchings of Italians and the award against Colombia, and give the dates the messages use.",
+			"Give the dates the messages use.",
+			[]string{"the lynchings of Italians and the award against Colombia"}},
+		{"an initial is no sentence end",
+			"Report the child tax credit. Leave aside George W. Bush's child credit. Give the sums.",
+			"Report the child tax credit. Give the sums.",
+			[]string{"George W. Bush's child credit"}},
+		{"do not cover",
+			"Describe the Marshall Plan. Do not cover the Berlin airlift.",
+			"Describe the Marshall Plan.",
+			[]string{"the Berlin airlift"}},
+		{"apart from is no exclusion",
+			"Cover also the system of keeping the public money apart from all banks.",
+			"Cover also the system of keeping the public money apart from all banks.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked, excluded := SplitExclusions(tt.statement)
+			if asked != tt.asked {
+				t.Errorf("asked = %q, want %q", asked, tt.asked)
+			}
+			if !reflect.DeepEqual(excluded, tt.excluded) {
+				t.Errorf("excluded = %q, want %q", excluded, tt.excluded)
+			}
+		})
+	}
+	r := Request{Title: "The Navy", ProblemStatement: "Describe the cruisers. Leave aside the marines."}
+	if got, want := r.Asked(), "Describe the cruisers."; got != want {
+		t.Errorf("Asked() = %q, want %q", got, want)
+	}
+	if got, want := r.Excluded(), []string{"the marines"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Excluded() = %q, want %q", got, want)
+	}
+}
