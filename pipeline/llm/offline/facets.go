@@ -115,6 +115,11 @@ var sourceRefs = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\s*\bas\s+(?:reported|stated|given|described)\b`),
 }
 
+// howDidSources is a question on how the sources treated something
+// ("How did the addresses describe the automobile industry ...?"): the
+// heading is that something.
+var howDidSources = regexp.MustCompile(`(?i)^how\s+did\s+(?:the\s+)?(?:annual\s+)?(?:messages|addresses|speeches)\b[^,;]{0,60}?\s(?:treat|describe|report|present|handle|tell|follow|explain|discuss|record)\s+`)
+
 var parenthetical = regexp.MustCompile(`\s*\([^()]*\)`)
 
 // Questions that ask whether the sources speak of something ("Are store
@@ -211,6 +216,11 @@ func sentenceAsks(s string) (asks []string, framed bool) {
 		return append(asks, listAsks(s[i+1:])...), true
 	}
 	verb := firstWord(s)
+	if detailVerbs[verb] && bareList(stripVerb(s)) {
+		// "Give the laws, causes, figures, people and companies named":
+		// a list of kinds of detail, whatever the kinds.
+		return nil, false
+	}
 	for _, a := range listAsks(stripVerb(s)) {
 		// "Name the tribes, places and sums the messages give": details
 		// every facet should give, not a facet.
@@ -220,6 +230,34 @@ func sentenceAsks(s string) (asks []string, framed bool) {
 		asks = append(asks, a)
 	}
 	return asks, verb == "cover" || verb == "include"
+}
+
+// bareList reports whether s lists three things or more, each a word or
+// two ("the laws, causes, figures, people and companies named"), with
+// nothing longer among them.
+func bareList(s string) bool {
+	s = strings.TrimRight(strings.TrimSpace(s), ".")
+	var items []string
+	for _, piece := range topLevelSplit(s) {
+		for _, item := range strings.Split(" "+strings.TrimSpace(piece)+" ", " and ") {
+			if item = strings.TrimSpace(item); item != "" {
+				items = append(items, item)
+			}
+		}
+	}
+	if len(items) < 3 {
+		return false
+	}
+	for _, item := range items {
+		words := strings.Fields(item)
+		if len(words) > 0 && articles[strings.ToLower(words[0])] {
+			words = words[1:]
+		}
+		if len(words) > 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // detailVerbs ask for details ("Give the dates ...", "Name the laws ...").
@@ -343,7 +381,11 @@ func listAsks(s string) []string {
 		switch {
 		case len(items) == 0 || verbLed || opensPhrase(p):
 			items = append(items, item{text: p, open: n <= 2 || endsOnBareObject(p)})
-		case isNameList(p) && capitalised(lastWord(items[len(items)-1].text)) || items[len(items)-1].open:
+		case isNameList(p) && capitalised(lastWord(items[len(items)-1].text)) || items[len(items)-1].open ||
+			!conj && leadingPreps[firstWord(p)] && !whWords[secondWord(p)]:
+			// "the industry, from the loan guarantees of 1980, through
+			// the cars of 2000, to the rescue of 2009": a piece that
+			// opens on a preposition goes on with the phrase before it.
 			last := &items[len(items)-1]
 			sep := ", "
 			if conj {
@@ -404,6 +446,18 @@ func opensPhrase(p string) bool {
 	return false
 }
 
+// secondWord is the second word of s in lower case, without punctuation.
+func secondWord(s string) string {
+	if f := strings.Fields(s); len(f) > 1 {
+		return plainWord(f[1])
+	}
+	return ""
+}
+
+// leadingPreps open a piece of a list that continues the phrase before
+// it.
+var leadingPreps = setOf(strings.Fields("from through to until till into via with without under after before during since"))
+
 // isNameList reports whether a piece only continues a list of names
 // ("Eisenhower and Johnson").
 func isNameList(p string) bool {
@@ -458,6 +512,7 @@ func headingOf(ask string) string {
 			break
 		}
 	}
+	s = howDidSources.ReplaceAllString(s, "")
 	for _, re := range sourceRefs {
 		s = re.ReplaceAllString(s, "")
 	}
@@ -485,7 +540,9 @@ func headingOf(ask string) string {
 // left.
 func dropReferringTail(words []string) []string {
 	n := len(words)
-	if n < 3 || !referringWords[plainWord(words[n-1])] {
+	// "What came of it" asks about the subject; without "of it" it asks
+	// nothing.
+	if n < 3 || !referringWords[plainWord(words[n-1])] || whWords[plainWord(words[0])] {
 		return words
 	}
 	for k := max(2, n-5); k < n-1; k++ {
@@ -614,7 +671,7 @@ var participles = setOf(strings.Fields(`made set given reported named taken held
 	voted proposed established adopted enacted`))
 
 // whWords open a heading that is a question's clause ("What Clinton said").
-var whWords = setOf(strings.Fields("what how why when where whether who which"))
+var whWords = setOf(strings.Fields("what how why when where whether who whom whose which"))
 
 // subjectWords are pronouns that can be a clause's subject.
 var subjectWords = setOf(strings.Fields("he she it they we i"))
