@@ -15,8 +15,29 @@ import (
 // not of what is asked) is off the request. They stay in the retrieval
 // query (Request.Query), where they lead to the request's documents.
 
-// excludeMarker opens a clause that says what to leave out.
-var excludeMarker = regexp.MustCompile(`(?i)\b(?:(?:leave|leaving|set|setting|put|putting)\s+aside|excluding|(?:do\s+not|don't|need\s+not)\s+(?:cover|include|describe|discuss|report\s+on))\b`)
+// excludeMarker opens a clause that says what to leave out: at the start
+// of a sentence or of a clause (after a comma, a semicolon or a colon, and
+// an "and", "but" or "then"), so that "the lands set aside for the
+// parks", "the order setting aside the reserves" or "the act excluding
+// Chinese laborers" say what is asked; "do not cover" anywhere. Group 1
+// is the marker itself.
+var excludeMarker = regexp.MustCompile(`(?i)(?:^|[,;:]\s*(?:(?:and|but|then)\s+)?)((?:leave|leaving|set|setting|put|putting)\s+aside\b|excluding\b)|\b((?:do\s+not|don't|need\s+not)\s+(?:cover|include|describe|discuss|report\s+on)\b)`)
+
+// mayExclude finds the words a marker is made of anywhere, to pass by the
+// statements that have none.
+var mayExclude = regexp.MustCompile(`(?i)\baside\b|\bexcluding\b|\bnot\b|\bdon't\b`)
+
+// markerAt returns where the first marker in s starts and ends, or nil.
+func markerAt(s string) []int {
+	m := excludeMarker.FindStringSubmatchIndex(s)
+	if m == nil {
+		return nil
+	}
+	if m[2] >= 0 {
+		return m[2:4]
+	}
+	return m[4:6]
+}
 
 // Asked returns the request's problem statement without the clauses that
 // say what to leave out (see Excluded).
@@ -41,13 +62,13 @@ func (r Request) Excluded() []string {
 // request verb or to the sentence's end ("Using the messages, and leaving
 // aside X, describe Y" keeps "Using the messages, describe Y").
 func SplitExclusions(statement string) (asked string, excluded []string) {
-	if !excludeMarker.MatchString(statement) {
+	if !mayExclude.MatchString(statement) {
 		return statement, nil
 	}
 	var kept []string
 	for _, s := range statementSentences(statement) {
 		for {
-			loc := excludeMarker.FindStringIndex(s)
+			loc := markerAt(s)
 			if loc == nil {
 				break
 			}
