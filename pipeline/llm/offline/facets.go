@@ -32,6 +32,12 @@ import (
 //   - Asks that name only kinds of detail ("Give the dates, figures and
 //     places the messages state") apply to every facet and are dropped.
 //
+// Before the asks are split, what the statement says to leave aside
+// (pipeline.SplitExclusions) and frames that say where to look ("as the
+// addresses of 1946-1962 report it", "Set out, from the addresses of
+// ...", "For the years 1942-1945, ...") are dropped; a "Give" or "Name"
+// sentence that lists kinds of detail is no ask.
+//
 // A heading is the ask without parentheses, request verbs, leading
 // articles and references to the sources ("as told in the annual
 // messages"), cut to at most pipeline.MaxFacetHeadingWords words before a
@@ -216,7 +222,7 @@ func sentenceAsks(s string) (asks []string, framed bool) {
 		return append(asks, listAsks(s[i+1:])...), true
 	}
 	verb := firstWord(s)
-	if detailVerbs[verb] && bareList(stripVerb(s)) {
+	if detailListVerbs[verb] && bareList(stripVerb(s)) {
 		// "Give the laws, causes, figures, people and companies named":
 		// a list of kinds of detail, whatever the kinds.
 		return nil, false
@@ -259,6 +265,11 @@ func bareList(s string) bool {
 	}
 	return true
 }
+
+// detailListVerbs ask for kinds of detail when a bare list follows
+// ("Give the laws, causes and companies named"); "Include" and "List"
+// ask for things ("Include the treaties, the awards and the claims").
+var detailListVerbs = setOf(strings.Fields("give name cite state"))
 
 // detailVerbs ask for details ("Give the dates ...", "Name the laws ...").
 var detailVerbs = setOf(strings.Fields("give name list include cite state"))
