@@ -214,6 +214,7 @@ func sentenceAsks(s string) (asks []string, framed bool) {
 	s = leadingFrame.ReplaceAllString(s, "")
 	s = asSources.ReplaceAllString(s, " ")
 	s = verbFrame.ReplaceAllString(s, "$1 ")
+	s = dropQuestionFrames(s)
 	if i := topLevelIndex(s, ':'); i >= 0 {
 		clauses := splitClauses(s[:i])
 		for _, c := range clauses[:len(clauses)-1] {
@@ -265,6 +266,32 @@ func bareList(s string) bool {
 	}
 	return true
 }
+
+// dropQuestionFrames drops the pieces before a question's wh-word that
+// only say where or when to look: "In Truman's long message of January
+// 1946, and as he looked back in 1953, how fast were ..." asks "how fast
+// were ...".
+func dropQuestionFrames(s string) string {
+	pieces := topLevelSplit(s)
+	offset := 0
+	for i, p := range pieces {
+		w := firstWord(p)
+		if w == "and" {
+			w = secondWord(p)
+		}
+		switch {
+		case whWords[w] && i > 0:
+			return strings.TrimSpace(s[offset:])
+		case !questionFramers[w]:
+			return s
+		}
+		offset += len(p) + 1
+	}
+	return s
+}
+
+// questionFramers open the pieces dropQuestionFrames drops.
+var questionFramers = setOf(strings.Fields("in as during from over across since after before when"))
 
 // detailListVerbs ask for kinds of detail when a bare list follows
 // ("Give the laws, causes and companies named"); "Include" and "List"
