@@ -2,6 +2,7 @@ package offline
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -561,16 +562,116 @@ func headingOf(ask string) string {
 	for len(words) > 0 && leadingDrops[plainWord(words[0])] {
 		words = words[1:]
 	}
+	words = firstSentence(words)
 	n := len(words)
 	words = dropReferringTail(words)
 	if len(words) > pipeline.MaxFacetHeadingWords {
-		words = cutHeading(words)
+		words = dropSpeakerFrame(words)
+	}
+	if len(words) > pipeline.MaxFacetHeadingWords {
+		cut := trimCut(cutHeading(words))
+		// A cut that leaves a bare noun ("Ground" of "the ground on which
+		// Nicaragua declared the company's contract forfeited") says less
+		// than the ask in headline style, without its articles.
+		if len(cut) < minCutHeadingWords {
+			short := dropInnerArticles(words)
+			if len(short) > pipeline.MaxFacetHeadingWords {
+				short = trimCut(cutHeading(short))
+			}
+			if len(short) > len(cut) {
+				cut = short
+			}
+		}
+		words = cut
 	}
 	if len(words) < n {
 		words = trimCut(words) // what was cut leaves no dangling word
 	}
 	h := strings.TrimRight(strings.Join(words, " "), ",;:. ")
 	return upperFirst(h)
+}
+
+// dropSpeakerFrame drops a speaker and a verb of saying inside a long
+// heading where a clause with its own subject follows them: "the danger
+// Truman said a full employment program must avert" → "the danger a full
+// employment program must avert", "what he said the national bank had
+// become" → "what the national bank had become", "the Indians whose lands
+// he said should not be leased" → "the Indians whose lands should not be
+// leased". They stay at the heading's start ("Truman said ..." is the ask
+// itself), before a preposition ("what Jackson expected from ..."), and
+// where the noun before them is the subject of what follows: "the firms
+// he said were bringing jobs back" would state as fact what he said.
+func dropSpeakerFrame(words []string) []string {
+	for i := 2; i+2 < len(words); i++ {
+		next := plainWord(words[i+1])
+		if !sayingVerbs[plainWord(words[i])] || headingPreps[next] || strings.ContainsAny(words[i-1], ",;:") {
+			continue
+		}
+		start := i
+		switch {
+		case subjectWords[plainWord(words[i-1])]:
+			start = i - 1
+		case capitalised(words[i-1]):
+			for start = i - 1; start > 1 && capitalised(words[start-1]) && !strings.ContainsAny(words[start-1], ",;:"); start-- {
+			}
+			if start > 1 && plainWord(words[start-1]) == "the" {
+				start-- // "the Presidents said"
+			}
+		default:
+			continue
+		}
+		// A verb right after: its subject is the noun before the speaker,
+		// unless a wh-word stands between them.
+		if looksFinite(next) || next == "would" || next == "will" {
+			if !slices.ContainsFunc(words[:start], func(w string) bool { return whWords[plainWord(w)] }) {
+				continue
+			}
+		}
+		end := i + 1
+		if plainWord(words[end]) == "that" {
+			end++
+		}
+		return append(append([]string{}, words[:start]...), words[end:]...)
+	}
+	return words
+}
+
+// sayingVerbs report what a speaker said; a clause follows them.
+var sayingVerbs = setOf(strings.Fields("said says argued claimed warned insisted"))
+
+// verbsWanting are forms of "be" and modals: a heading that is no
+// question cannot end on one ("the trust under which the public domain
+// was"). Forms of "have" can ("the government the people should have").
+var verbsWanting = setOf(strings.Fields("is are was were be been being will would shall should can could may might must not"))
+
+// minCutHeadingWords is the fewest words a cut heading should keep; a
+// shorter one is written in headline style instead when that fits.
+const minCutHeadingWords = 2
+
+// firstSentence keeps the words of a heading's first sentence: an ask
+// that runs on past a full stop ("... the 1980s and 1990s. Give the
+// treaties") ends there. A capitalised word or one of two letters before
+// the stop ("Mr.", "U.S.", "St.") ends none.
+func firstSentence(words []string) []string {
+	for i, w := range words[:max(len(words)-1, 0)] {
+		if strings.HasSuffix(w, ".") && capitalised(words[i+1]) && len(strings.TrimRight(w, ".")) > 2 && !capitalised(w) {
+			return words[:i+1]
+		}
+	}
+	return words
+}
+
+// dropInnerArticles drops the articles after a heading's first word, as
+// headlines do ("Ground on which Nicaragua declared the company's contract
+// forfeited" → "... declared company's contract forfeited").
+func dropInnerArticles(words []string) []string {
+	out := words[:1:1]
+	for _, w := range words[1:] {
+		if !articles[plainWord(w)] || w != strings.ToLower(w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // dropReferringTail drops a trailing phrase that ends on a word pointing
@@ -633,6 +734,16 @@ func cutHeading(words []string) []string {
 // them ("Danger Truman said" → "Danger"), and dangling words
 // (danglingEnd).
 func trimCut(words []string) []string {
+	for {
+		n := len(words)
+		words = trimCutOnce(words)
+		if len(words) == n {
+			return words
+		}
+	}
+}
+
+func trimCutOnce(words []string) []string {
 	if i := openRelative(words); i > 0 {
 		words = words[:i]
 	}
@@ -657,6 +768,13 @@ func trimCut(words []string) []string {
 // starts (its relative word, or the preposition before it), or 0.
 func openRelative(words []string) int {
 	for i := len(words) - 1; i >= 1; i-- {
+		// "the arrangement for crossing the frontier that Arthur": a
+		// clause that names its subject and lost its verb.
+		if plainWord(words[i]) == "that" && i+1 < len(words) && !slices.ContainsFunc(words[i+1:], func(w string) bool {
+			return !capitalised(w) && !articles[plainWord(w)]
+		}) {
+			return i
+		}
 		switch plainWord(words[i]) {
 		case "which", "whose", "whom":
 			for _, w := range words[i+1:] {
@@ -689,12 +807,18 @@ func danglingEnd(words []string) bool {
 	if n >= 2 {
 		prev := plainWord(words[n-2])
 		// "the act Biden asked for", "the canal it agreed to take over".
-		if headingPreps[last] && (looksFinite(prev) || n >= 3 && plainWord(words[n-3]) == "to") {
+		if headingPreps[last] && (looksFinite(prev) && !verbsWanting[prev] || n >= 3 && plainWord(words[n-3]) == "to") {
 			return false
 		}
-		if participles[last] && (subjectWords[prev] || capitalised(words[n-2])) {
+		// "the trust under which the public domain was held".
+		if participles[last] && (subjectWords[prev] || capitalised(words[n-2]) || verbsWanting[prev]) {
 			return false
 		}
+	}
+	// "the trust under which the public domain was": the clause lost its
+	// verb ("How large the surplus was" is whole).
+	if verbsWanting[last] && !whWords[plainWord(words[0])] {
+		return true
 	}
 	return badEnds[last] || headingPreps[last]
 }

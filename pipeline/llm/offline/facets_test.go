@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,9 +104,10 @@ func TestFacetsOfEvalRequests(t *testing.T) {
 			"Hayes's trials of competitive examinations", "Growth of the classified service"},
 		// A heading cut inside a clause never ends on its subject pronoun
 		// or on "each" ("Rise in the price of cigarettes he", "How many
-		// children he said start smoking each").
-		"sotu22-11": {"Who Clinton said should pay more for cigarettes", "How many children he said take up smoking",
-			"What he wanted banned to protect children", "Rise in the price of cigarettes he proposed", "How many children he said start smoking",
+		// children he said start smoking each"); a question's speaker goes
+		// so that the question itself fits.
+		"sotu22-11": {"Who should pay more for cigarettes", "How many children take up smoking each year",
+			"What he wanted banned to protect children", "Rise in the price of cigarettes he proposed", "How many children start smoking each day",
 			"Group he wanted protected in tobacco legislation", "Whose authority over tobacco he asked Congress",
 			"What he announced the Justice Department was preparing"},
 		"sotu2-04": {"Early concern with the coolie trade", "Treaty negotiated at Peking and the restriction act",
@@ -183,17 +185,48 @@ func TestHeadingCutLeavesNothingHanging(t *testing.T) {
 	tests := []struct{ ask, want string }{
 		{"the making of the census office into a permanent bureau of the Department", "Making of the census office"},
 		{"the date of the act under which the new board of ordnance was convened", "Date of the act"},
-		{"the danger the Senator said a full employment program must avert", "Danger"},
-		{"the danger George W. Bush said a full employment program must avert", "Danger"},
+		{"the danger the Senator said a full employment program must avert", "Danger a full employment program must avert"},
+		{"the danger George W. Bush said a full employment program must avert", "Danger a full employment program must avert"},
 		{"what Clinton said to the assembled delegates gathered there from every State", "What Clinton said"},
 		{"the two laws the Governor asked for in his message to the legislature last year", "Two laws the Governor asked for"},
 		{"the canal the Government agreed to take over and the channel it dredged", "Canal the Government agreed to take over"},
 		{"the bureau it created and the union of the republics that followed it", "Bureau it created"},
 		{"the place of the United States among the treaty powers of the Pacific", "Place of the United States"},
+		{"the fall of the President of Haiti that Cleveland reported in 1888", "Fall of the President of Haiti"},
 	}
 	for _, tt := range tests {
 		if got := headingOf(tt.ask); got != tt.want {
 			t.Errorf("headingOf(%q) = %q, want %q", tt.ask, got, tt.want)
+		}
+	}
+}
+
+// A long ask keeps what it names: the speaker of a clause goes before
+// the heading is cut, a cut that would leave a bare noun is written in
+// headline style, and a heading ends where the ask's sentence ends.
+func TestHeadingKeepsWhatTheAskNames(t *testing.T) {
+	tests := []struct{ ask, want string }{
+		// "Ground" alone said nothing.
+		{"the ground on which Nicaragua declared the company's contract forfeited", "Ground on which Nicaragua declared company's contract forfeited"},
+		{"the program under which the largest wheat transaction was made with India", "Program under which largest wheat transaction was made"},
+		// The speaker goes where a clause with its own subject follows.
+		{"the trust under which Cleveland said the public domain was held", "Trust under which the public domain was held"},
+		{"the Indians whose lands he said should not be leased by compulsion", "Indians whose lands should not be leased"},
+		{"what Wilson said had poisoned the Russian people against the Government", "What had poisoned the Russian people"},
+		// It stays where the heading would state what he said as fact,
+		// and where no clause follows the verb.
+		{"the firms he said were bringing jobs back from overseas to the Midwest", "Firms he said were bringing jobs back"},
+		{"the ships Jackson thought it wise to stop building and the renewal of the appropriation", "Ships Jackson thought it wise to stop building"},
+		// The next sentence of a run-on ask is no part of it.
+		{"the trade questions of the 1980s and 1990s. Give the treaties", "Trade questions of the 1980s and 1990s"},
+	}
+	for _, tt := range tests {
+		got := headingOf(tt.ask)
+		if got != tt.want {
+			t.Errorf("headingOf(%q) = %q, want %q", tt.ask, got, tt.want)
+		}
+		if n := len(strings.Fields(got)); n > pipeline.MaxFacetHeadingWords {
+			t.Errorf("headingOf(%q) has %d words, more than %d", tt.ask, n, pipeline.MaxFacetHeadingWords)
 		}
 	}
 }
