@@ -603,7 +603,13 @@ func headingOf(ask string) string {
 // he said were bringing jobs back" would state as fact what he said.
 func dropSpeakerFrame(words []string) []string {
 	for i := 2; i+2 < len(words); i++ {
-		next := plainWord(words[i+1])
+		// "Cleveland said in 1896 the laws had proved ineffective": the
+		// year goes with the speaker.
+		after := i + 1
+		if plainWord(words[after]) == "in" && after+2 < len(words) && isYear(plainWord(words[after+1])) {
+			after += 2
+		}
+		next := plainWord(words[after])
 		if !sayingVerbs[plainWord(words[i])] || headingPreps[next] || strings.ContainsAny(words[i-1], ",;:") {
 			continue
 		}
@@ -627,13 +633,26 @@ func dropSpeakerFrame(words []string) []string {
 				continue
 			}
 		}
-		end := i + 1
+		end := after
 		if plainWord(words[end]) == "that" {
 			end++
 		}
 		return append(append([]string{}, words[:start]...), words[end:]...)
 	}
 	return words
+}
+
+// isYear reports whether w is a year of four digits.
+func isYear(w string) bool {
+	if len(w) != 4 {
+		return false
+	}
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // sayingVerbs report what a speaker said; a clause follows them.

@@ -213,6 +213,7 @@ func TestHeadingKeepsWhatTheAskNames(t *testing.T) {
 		{"the trust under which Cleveland said the public domain was held", "Trust under which the public domain was held"},
 		{"the Indians whose lands he said should not be leased by compulsion", "Indians whose lands should not be leased"},
 		{"what Wilson said had poisoned the Russian people against the Government", "What had poisoned the Russian people"},
+		{"why Cleveland said in 1896 the laws had proved ineffective against the trusts", "Why the laws had proved ineffective"},
 		// It stays where the heading would state what he said as fact,
 		// and where no clause follows the verb.
 		{"the firms he said were bringing jobs back from overseas to the Midwest", "Firms he said were bringing jobs back"},
