@@ -658,9 +658,10 @@ func isYear(w string) bool {
 // sayingVerbs report what a speaker said; a clause follows them.
 var sayingVerbs = setOf(strings.Fields("said says argued claimed warned insisted"))
 
-// verbsWanting are forms of "be" and modals: a heading that is no
-// question cannot end on one ("the trust under which the public domain
-// was"). Forms of "have" can ("the government the people should have").
+// verbsWanting are forms of "be", modals and "not": a heading that is
+// no question cannot end on one ("the trust under which the public domain
+// was"), and a participle after one ends a passive ("was held"). Forms of
+// "have" can end a heading ("the government the people should have").
 var verbsWanting = setOf(strings.Fields("is are was were be been being will would shall should can could may might must not"))
 
 // minCutHeadingWords is the fewest words a cut heading should keep; a
