@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"sort"
 	"unicode/utf8"
 )
@@ -24,6 +25,12 @@ type AssembleOptions struct {
 	// then written in their nuggets' order. nil: nuggets in rank order,
 	// each its K most confident candidates.
 	Score func(Candidate) float64
+	// SameDocument, with Score, is the factor a candidate's score is
+	// multiplied by for each sentence already chosen from its document
+	// (between 0 and 1; 0 or 1 leaves the scores as they are): a report
+	// that has quoted an address twice needs a stronger reason to quote it
+	// a third time than another address needs for its first.
+	SameDocument float64
 }
 
 // Eligible reports whether assembly may take the candidate: it has a
@@ -100,7 +107,12 @@ func Assemble(nuggets []Nugget, candidates []Candidate, o AssembleOptions) []Sen
 		offered = byScore
 	}
 
-	out := Extend(nil, offered, o)
+	var out []Sentence
+	if o.Score != nil && o.SameDocument > 0 && o.SameDocument < 1 {
+		out = extendSpread(nil, offered, o)
+	} else {
+		out = Extend(nil, offered, o)
+	}
 	if o.Score != nil {
 		sort.SliceStable(out, func(i, j int) bool {
 			a, b := out[i], out[j]
@@ -156,6 +168,53 @@ func Extend(out []Sentence, offered []Candidate, o AssembleOptions) []Sentence {
 		})
 	}
 	return out
+}
+
+// extendSpread is Extend for candidates offered by score when a
+// document's later sentences weigh less (o.SameDocument): it takes, one
+// at a time, the candidate whose score times o.SameDocument to the power
+// of the sentences already taken from its document is highest among
+// those Extend would still take (a candidate it refuses once — its
+// nugget full, its text or span repeated, too long for the room left —
+// it refuses for good), ties to the earlier offered.
+func extendSpread(out []Sentence, offered []Candidate, o AssembleOptions) []Sentence {
+	score := make([]float64, len(offered))
+	for i, c := range offered {
+		score[i] = o.Score(c)
+	}
+	fromDoc := map[string]int{}
+	for _, s := range out {
+		fromDoc[s.Citation.DocID]++
+	}
+	left := make([]int, len(offered))
+	for i := range left {
+		left[i] = i
+	}
+	for len(left) > 0 {
+		sort.SliceStable(left, func(a, b int) bool {
+			return spreadScore(score[left[a]], fromDoc[offered[left[a]].Citation.DocID], o.SameDocument) >
+				spreadScore(score[left[b]], fromDoc[offered[left[b]].Citation.DocID], o.SameDocument)
+		})
+		took := -1
+		for j, i := range left {
+			if next := Extend(out, offered[i:i+1], o); len(next) > len(out) {
+				out, took = next, j
+				fromDoc[offered[i].Citation.DocID]++
+				break
+			}
+		}
+		if took < 0 {
+			break
+		}
+		left = left[took+1:] // those before it were refused for good
+	}
+	return out
+}
+
+// spreadScore is a score weighed down by the sentences already taken
+// from the same document.
+func spreadScore(score float64, taken int, factor float64) float64 {
+	return score * math.Pow(factor, float64(taken))
 }
 
 // repeats reports whether a citation's span overlaps the span one of the

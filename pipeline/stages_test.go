@@ -191,6 +191,59 @@ func TestAssembleByScore(t *testing.T) {
 	}
 }
 
+// TestAssembleSpreadsOverDocuments: with SameDocument, each sentence
+// already chosen from a document multiplies the scores of that
+// document's other candidates by the factor, so a third sentence of one
+// address gives way to another address's first when their scores are
+// close, not when they are far apart; the limit and the other rules
+// still bind, and a factor of 0 or 1 leaves the order by score.
+func TestAssembleSpreadsOverDocuments(t *testing.T) {
+	ns := []pipeline.Nugget{{ID: "n1", Rank: 1}, {ID: "n2", Rank: 2}, {ID: "n3", Rank: 3}, {ID: "n4", Rank: 4}}
+	cit := func(d string, start int) pipeline.Citation {
+		return pipeline.Citation{DocID: d, Start: start, End: start + 5}
+	}
+	cs := []pipeline.Candidate{
+		{NuggetID: "n1", Sentence: "A one.", Citation: cit("x", 0)},
+		{NuggetID: "n2", Sentence: "B two.", Citation: cit("x", 10)},
+		{NuggetID: "n3", Sentence: "C three.", Citation: cit("x", 20)},
+		{NuggetID: "n4", Sentence: "D four.", Citation: cit("y", 0)},
+	}
+	texts := func(ss []pipeline.Sentence) string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.Text[:1])
+		}
+		return strings.Join(out, "")
+	}
+	for _, tc := range []struct {
+		name   string
+		score  map[string]float64
+		factor float64
+		limit  int
+		want   string
+	}{
+		// Room for three sentences. Without the factor, x's three best
+		// fill it.
+		{"by score", map[string]float64{"A": 1, "B": 0.9, "C": 0.8, "D": 0.7}, 0, 22, "ABC"},
+		{"factor 1", map[string]float64{"A": 1, "B": 0.9, "C": 0.8, "D": 0.7}, 1, 22, "ABC"},
+		// After A, B weighs 0.9 × 0.8 = 0.72 against D's 0.7: B; then C
+		// weighs 0.8 × 0.64 = 0.512 against 0.7: D, y's first.
+		{"close scores", map[string]float64{"A": 1, "B": 0.9, "C": 0.8, "D": 0.7}, 0.8, 22, "ABD"},
+		// Far apart: D's 0.1 loses to C's 0.512.
+		{"far apart", map[string]float64{"A": 1, "B": 0.9, "C": 0.8, "D": 0.1}, 0.8, 22, "ABC"},
+		// Room for two: the limit still binds.
+		{"limit", map[string]float64{"A": 1, "B": 0.9, "C": 0.8, "D": 0.7}, 0.8, 13, "AB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			score := func(c pipeline.Candidate) float64 { return tc.score[c.Sentence[:1]] }
+			got := pipeline.Assemble(ns, cs, pipeline.AssembleOptions{K: 1, Limit: tc.limit, Score: score, SameDocument: tc.factor})
+			if g := texts(got); g != tc.want {
+				t.Errorf("sentences %q, want %q", g, tc.want)
+			}
+		})
+	}
+}
+
 // A sentence citing words an earlier sentence already cites (the same
 // sentence with the next one joined to it) is a repetition: the nugget
 // takes its next candidate.

@@ -399,6 +399,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	}
 	if r.h.ChooseSentences {
 		opts.Score = r.sentenceScore(turns, onTop)
+		opts.SameDocument = sameDocumentFactor
 		if err := r.observeChoices(ctx, turns, onTop); err != nil {
 			return pipeline.Report{}, err
 		}

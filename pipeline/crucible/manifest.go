@@ -20,7 +20,9 @@ import (
 // names of the speakers of those passages are no part of the subject.
 // v6 (session 20): a candidate whose cited text speaks of what the
 // problem statement says to leave out is not assembled (subject.leavesOut).
-const Version = "crucible-pipeline-v6"
+// v7 (session 21): the choice weighs a document's later sentences down
+// (sameDocumentFactor).
+const Version = "crucible-pipeline-v7"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
