@@ -224,7 +224,7 @@ var ruleFields = []ruleField{
 		Of:      func(h pipeline.Heuristics) bool { return h.BestPassage },
 		Setting: func(s pipeline.Settings) *bool { return s.BestPassage }},
 	{Name: FieldChooseSentences, Label: "Choose sentences by their promise",
-		Help:    "Assembly takes the candidates most likely to state a wanted fact for their length (cited passage's rank, the problem statement's words, the nugget's turn and quality), across nuggets, instead of each nugget's most confident one in rank order.",
+		Help:    "Assembly takes the candidates most likely to state a wanted fact for their length (cited passage's rank, the problem statement's words, the nugget's turn and quality), across nuggets, each further sentence of one document weighing less, instead of each nugget's most confident one in rank order.",
 		Of:      func(h pipeline.Heuristics) bool { return h.ChooseSentences },
 		Setting: func(s pipeline.Settings) *bool { return s.ChooseSentences }},
 	{Name: FieldFacetNuggets, Label: "Draw nuggets for every facet",
