@@ -21,9 +21,10 @@ type DB struct {
 	path string
 	now  func() time.Time
 	// corpus caches the collection's fingerprint (CorpusFacts), stats its
-	// statistics (Stats).
-	corpus corpusCache
-	stats  statsCache
+	// statistics (Stats), authors its authors' years (AuthorYears).
+	corpus  corpusCache
+	stats   statsCache
+	authors authorsCache
 }
 
 // Open opens (creating if needed) the database file at path, sets WAL mode,
