@@ -243,12 +243,18 @@ type run struct {
 	inPeriod map[string]bool
 	// titleScope tells, for each dated document, whether it is dated in
 	// the period the request's title names ("America in the Second World
-	// War, 1941-1946"; empty when the title names none): the title sets
+	// War, 1941-1946", "Protecting the consumer from Kennedy to Obama";
+	// empty when the title names none): the title sets
 	// the report's scope, and the sentences of documents outside it are
 	// not assembled (see inScope). Periods named only in the problem
 	// statement ("the disputes of the 1870s") may be parts of a longer
 	// story and set no scope.
 	titleScope map[string]bool
+	// authors are the collection's authors with the years of their
+	// documents (pipeline.AuthorLister), read once a run by
+	// requestPeriods; nil when the store cannot list them.
+	authors     map[string]pipeline.Period
+	authorsRead bool
 	// subject is what the request is about: a report sentence must speak
 	// of it (see subject and onTopic).
 	subject *subject
@@ -735,7 +741,10 @@ func (r *run) retrieve(ctx context.Context) ([]pipeline.RetrievedDoc, error) {
 // the request's words, is one of them. The documents added follow the
 // best N in score order; preferPeriod then raises their scores.
 func (r *run) searchDocs(ctx context.Context, q string) ([]pipeline.Hit, error) {
-	periods := pipeline.RequestPeriods(r.req.Title + "\n" + r.req.ProblemStatement)
+	periods, err := r.requestPeriods(ctx)
+	if err != nil {
+		return nil, err
+	}
 	dl, ok := r.e.Store.(pipeline.DateLister)
 	if len(periods) == 0 || !ok || !r.h.PreferPeriod {
 		res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: r.s.Retrieve, Docs: true})
@@ -862,6 +871,24 @@ func (r *run) speakers(ctx context.Context, hits []pipeline.Hit) ([]string, erro
 	return out, nil
 }
 
+// requestPeriods returns the periods the request's title and problem
+// statement name: by years (pipeline.RequestPeriods: "1812-1815", "the
+// 1970s") and, when the store can list the collection's authors, by
+// ranges of them (pipeline.AuthorPeriods: "from Kennedy to Obama").
+func (r *run) requestPeriods(ctx context.Context) ([]pipeline.Period, error) {
+	if !r.authorsRead {
+		if al, ok := r.e.Store.(pipeline.AuthorLister); ok {
+			authors, err := al.AuthorYears(ctx)
+			if err != nil {
+				return nil, err
+			}
+			r.authors = authors
+		}
+		r.authorsRead = true
+	}
+	return pipeline.NamedPeriods(r.req.Title+"\n"+r.req.ProblemStatement, r.authors), nil
+}
+
 // preferPeriod raises the scores of the passages and documents dated in a
 // period the request's title or problem statement names ("1812-1815",
 // "from 1929 to 1939", "the 1970s"; see pipeline.RequestPeriods) by
@@ -871,7 +898,10 @@ func (r *run) speakers(ctx context.Context, hits []pipeline.Hit) ([]string, erro
 // the request names no period, when the store cannot list dates
 // (pipeline.DateLister) or for documents without a date.
 func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipeline.RetrievedDoc) error {
-	periods := pipeline.RequestPeriods(r.req.Title + "\n" + r.req.ProblemStatement)
+	periods, err := r.requestPeriods(ctx)
+	if err != nil {
+		return err
+	}
 	dl, ok := r.e.Store.(pipeline.DateLister)
 	if len(periods) == 0 || !ok {
 		return nil
@@ -895,6 +925,14 @@ func (r *run) preferPeriod(ctx context.Context, hits []pipeline.Hit, docs []pipe
 		return err
 	}
 	scope := titlePeriods(r.req.Title)
+	title := strings.TrimRight(strings.TrimSpace(r.req.Title), " .")
+	for _, m := range pipeline.AuthorPeriods(title, r.authors) {
+		if m.End == len(title) {
+			// "Protecting the consumer from Kennedy to Obama": a
+			// range of authors that ends the title is its scope.
+			scope = append(scope, m.Period)
+		}
+	}
 	in := map[string]bool{}
 	r.titleScope = map[string]bool{}
 	for id, date := range dates {

@@ -21,8 +21,9 @@ import (
 // v6 (session 20): a candidate whose cited text speaks of what the
 // problem statement says to leave out is not assembled (subject.leavesOut).
 // v7 (session 21): the choice weighs a document's later sentences down
-// (sameDocumentFactor).
-const Version = "crucible-pipeline-v7"
+// (sameDocumentFactor). v8 (session 22): a range of the collection's
+// authors ("from Kennedy to Obama") names a period (requestPeriods).
+const Version = "crucible-pipeline-v8"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

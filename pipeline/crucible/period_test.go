@@ -306,6 +306,63 @@ func TestGenerateKeepsToTheTitlesPeriod(t *testing.T) {
 	}
 }
 
+// authoredStore is a datedStore that lists its authors' years
+// (pipeline.AuthorLister).
+type authoredStore struct {
+	*datedStore
+	authors map[string]pipeline.Period
+	err     error
+}
+
+func (s *authoredStore) AuthorYears(context.Context) (map[string]pipeline.Period, error) {
+	return s.authors, s.err
+}
+
+// TestGenerateKeepsToTheAuthorsPeriod: a title ending with a range of the
+// collection's authors ("from Harrison to McKinley") scopes the report to
+// the years of their documents, as a range of years does (an author
+// named otherwise does not); a failing list
+// of authors fails the report with a message that says so.
+func TestGenerateKeepsToTheAuthorsPeriod(t *testing.T) {
+	dates := map[string]string{"d1": "1890", "d2": "1890", "d3": "1815"}
+	authors := map[string]pipeline.Period{"Benjamin Harrison": {From: 1889, To: 1892}, "William Mc Kinley": {From: 1897, To: 1900}, "James Madison": {From: 1809, To: 1816}}
+	for _, tc := range []struct {
+		title  string
+		err    error
+		wantD3 bool
+	}{
+		{"Tariff and treaty from Harrison to McKinley", nil, false},
+		{"Tariff and treaty from Madison to McKinley", nil, true},
+		{"Tariff and treaty from Sputnik to Artemis", nil, true},
+		{"Tariff and treaty in Harrison's messages", nil, true},
+		{"Tariff and treaty from Harrison to McKinley", errors.New("disk on fire"), false},
+	} {
+		c := testCorpus()
+		store := &authoredStore{datedStore: &datedStore{DocumentStore: c, dates: dates}, authors: authors, err: tc.err}
+		e := &Engine{Searcher: c, Store: store, Model: &scripted{nuggets: testNuggets()}, Terms: words,
+			SentenceKey: func(s string) string { return strings.Join(words(s), " ") }, Name: "scripted model"}
+		req := testRequest
+		req.Title = tc.title
+		rep, err := e.Generate(context.Background(), req, pipeline.DefaultSettings(), nil)
+		if tc.err != nil {
+			if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+				t.Errorf("%q with a failing author list: %v, want its error", tc.title, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		citesD3 := false
+		for _, s := range rep.Sentences {
+			citesD3 = citesD3 || s.Citation.DocID == "d3"
+		}
+		if citesD3 != tc.wantD3 || len(rep.Sentences) == 0 {
+			t.Errorf("%q: %d sentences, cites d3 (1815) = %v, want %v", tc.title, len(rep.Sentences), citesD3, tc.wantD3)
+		}
+	}
+}
+
 func TestTitlePeriods(t *testing.T) {
 	for _, tc := range []struct {
 		title string
