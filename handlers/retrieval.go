@@ -30,6 +30,10 @@ type Retrieval struct {
 	// Reranks is optional: without it every report shows its first-stage
 	// ranking only.
 	Reranks RerankReader
+	// Authors is optional: with it, the periods a request names by a
+	// range of the collection's authors ("from Kennedy to Obama") are
+	// shown beside those it names by years, as the pipeline reads them.
+	Authors pipeline.AuthorLister
 }
 
 // Show renders the first-stage ranking beside the reranked one and the
@@ -60,7 +64,13 @@ func (h *Retrieval) Show(c echo.Context) error {
 			return fmt.Errorf("load rerank of job %d: %w", jobID, err)
 		}
 	}
-	vm := buildRetrievalPage(rep, retrieved, rec)
+	var authors map[string]pipeline.Period
+	if h.Authors != nil {
+		if authors, err = h.Authors.AuthorYears(ctx); err != nil {
+			return fmt.Errorf("read the collection's authors for the periods report %d names: %w", id, err)
+		}
+	}
+	vm := buildRetrievalPage(rep, retrieved, rec, authors)
 	vm.Site = h.Site.WithActive(views.NavReports)
 	return Render(c, http.StatusOK, views.Retrieval(vm))
 }
@@ -86,10 +96,12 @@ func MethodLabel(method string) string {
 
 // buildRetrievalPage lays out the rankings and the trace. Without a rerank
 // record (rec.Method == ""), retrieved is the first-stage ranking; with
-// one, rec.FirstStage is, and retrieved is the reranked order.
-func buildRetrievalPage(rep pipeline.Report, retrieved []pipeline.RetrievedDoc, rec pipeline.RerankRecord) views.RetrievalPage {
+// one, rec.FirstStage is, and retrieved is the reranked order. authors
+// are the collection's (nil when not known), for the periods the request
+// names.
+func buildRetrievalPage(rep pipeline.Report, retrieved []pipeline.RetrievedDoc, rec pipeline.RerankRecord, authors map[string]pipeline.Period) views.RetrievalPage {
 	vm := views.RetrievalPage{ReportID: rep.ID, Title: rep.Request.Title, Method: rec.Method}
-	for _, p := range pipeline.RequestPeriods(rep.Request.Title + "\n" + rep.Request.ProblemStatement) {
+	for _, p := range pipeline.NamedPeriods(rep.Request.Title+"\n"+rep.Request.ProblemStatement, authors) {
 		vm.Periods = append(vm.Periods, fmt.Sprintf("%d–%d", p.From, p.To))
 	}
 	doc := func(d pipeline.RetrievedDoc) views.RetrievalRow {

@@ -208,7 +208,7 @@ type ruleField struct {
 // papers' method.
 var ruleFields = []ruleField{
 	{Name: FieldPreferPeriod, Label: "Prefer the request's period",
-		Help:    "When the title or problem statement names a period (\"1812-1815\", \"the 1970s\"), the documents dated in it are added to those retrieved and their scores tripled.",
+		Help:    "When the title or problem statement names a period (\"1812-1815\", \"the 1970s\", \"from Kennedy to Obama\"), the documents dated in it are added to those retrieved and their scores tripled.",
 		Of:      func(h pipeline.Heuristics) bool { return h.PreferPeriod },
 		Setting: func(s pipeline.Settings) *bool { return s.PreferPeriod }},
 	{Name: FieldPassageScores, Label: "Score documents by their best passages",

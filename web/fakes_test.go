@@ -91,6 +91,15 @@ type fakeStore struct {
 	stats      pipeline.CollectionStats
 	err        error
 	panicStats bool
+	// authors are what AuthorYears lists (pipeline.AuthorLister).
+	authors map[string]pipeline.Period
+}
+
+func (f *fakeStore) AuthorYears(context.Context) (map[string]pipeline.Period, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.authors, nil
 }
 
 func (f *fakeStore) Document(_ context.Context, id string) (pipeline.Document, error) {

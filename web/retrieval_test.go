@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -190,6 +191,25 @@ func TestRetrievalViewNamesTheRequestsPeriod(t *testing.T) {
 		if !strings.Contains(note, want) {
 			t.Errorf("period note %q lacks %q", note, want)
 		}
+	}
+
+	// A range of the collection's authors names a period too.
+	s = retrievalServer(t, nil)
+	s.store.authors = map[string]pipeline.Period{"John F Kennedy": {From: 1961, To: 1963}, "Barack Obama": {From: 2009, To: 2016}}
+	rep = sampleReport()
+	rep.Request.Title = "Protecting the consumer from Kennedy to Obama"
+	withReport(s, rep)
+	s.jobs.retrieval[5] = []pipeline.RetrievedDoc{{Rank: 1, DocID: sotu, Title: "Address 1901", Score: 12.5}}
+	if note := textOf(parseHTML(t, s.get(t, "/reports/9/retrieval")), "retrieval-period"); !strings.Contains(note, "1961–2016") {
+		t.Errorf("period note %q lacks the authors' 1961–2016", note)
+	}
+
+	// The authors cannot be read: the page says what failed.
+	s.store.err = errors.New("disk gone")
+	resp := s.get(t, "/reports/9/retrieval")
+	wantStatus(t, resp, http.StatusInternalServerError)
+	if s.log.Len() == 0 || !strings.Contains(s.log.String(), "collection's authors") {
+		t.Errorf("log lacks the authors error:\n%s", s.log.String())
 	}
 
 	// The sample request names no period: no note.

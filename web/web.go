@@ -315,7 +315,8 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		}
 		if finder != nil {
 			reranks, _ := deps.Jobs.(handlers.RerankReader)
-			rh.retrieval = &handlers.Retrieval{Site: site, Reports: deps.Jobs, Jobs: finder, Reranks: reranks}
+			authors, _ := deps.Store.(pipeline.AuthorLister)
+			rh.retrieval = &handlers.Retrieval{Site: site, Reports: deps.Jobs, Jobs: finder, Reranks: reranks, Authors: authors}
 		}
 		rh.jobs = &handlers.Jobs{
 			Site:         site,
