@@ -391,6 +391,9 @@ type choiceLine struct {
 	Confidence float64            `json:"confidence"`
 	Features   map[string]float64 `json:"features"`
 	Score      float64            `json:"score"`
+	// Facet is the heading of the facet the nugget takes its turns
+	// under, when the request has two or more.
+	Facet string `json:"facet,omitempty"`
 }
 
 func (o *usageObserver) Choices(_ context.Context, request string, cs []crucible.Choice) error {
@@ -401,7 +404,7 @@ func (o *usageObserver) Choices(_ context.Context, request string, cs []crucible
 		l := choiceLine{RequestID: request, NuggetID: c.Candidate.NuggetID, Sentence: c.Candidate.Sentence,
 			DocID: c.Candidate.Citation.DocID, Passage: c.Candidate.Citation.Ordinal,
 			Start: c.Candidate.Citation.Start, End: c.Candidate.Citation.End,
-			Confidence: c.Candidate.Confidence, Features: map[string]float64{}, Score: c.Score}
+			Confidence: c.Candidate.Confidence, Features: map[string]float64{}, Score: c.Score, Facet: c.Facet}
 		for i, name := range append(append([]string(nil), crucible.ChoiceFeatures...), crucible.TopicFeatures...) {
 			l.Features[name] = c.Features[i]
 		}

@@ -55,6 +55,9 @@ type Choice struct {
 	Candidate pipeline.Candidate
 	Features  []float64
 	Score     float64
+	// Facet is the heading of the facet the candidate's nugget takes its
+	// turns under ("" when the request has fewer than two facets).
+	Facet string
 }
 
 // ChoiceObserver is an optional Observer extension that receives the
@@ -162,8 +165,9 @@ func topicTerms(c pipeline.Candidate, sentence map[string]bool, termSet func(str
 }
 
 // observeChoices gives a ChoiceObserver the candidates assembly chose
-// from, their features and scores.
-func (r *run) observeChoices(ctx context.Context, turns []pipeline.Nugget, cands []pipeline.Candidate) error {
+// from, their features and scores, and their nuggets' facets (by nugget
+// id).
+func (r *run) observeChoices(ctx context.Context, turns []pipeline.Nugget, cands []pipeline.Candidate, facet map[string]string) error {
 	o, ok := r.obs.(ChoiceObserver)
 	if !ok {
 		return nil
@@ -172,7 +176,7 @@ func (r *run) observeChoices(ctx context.Context, turns []pipeline.Nugget, cands
 	cs := make([]Choice, len(cands))
 	for i, c := range cands {
 		x := features(c)
-		cs[i] = Choice{Candidate: c, Features: x, Score: choiceScore(c, x)}
+		cs[i] = Choice{Candidate: c, Features: x, Score: choiceScore(c, x), Facet: facet[c.NuggetID]}
 	}
 	return o.Choices(ctx, r.req.ID, cs)
 }

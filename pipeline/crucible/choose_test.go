@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/crucible-portal/crucible/pipeline"
 )
 
@@ -105,5 +107,22 @@ func TestTopicality(t *testing.T) {
 	var none *topicality
 	if f := none.features(set("korea")); len(f) != len(TopicFeatures) || f[0] != 0 || f[1] != 0 {
 		t.Errorf("features without a topic model = %v", f)
+	}
+}
+
+// nuggetFacets files each kept nugget under the facet its best candidate
+// speaks of, as the facets' turns do, for the --choices file; a request
+// of one facet files none.
+func TestNuggetFacets(t *testing.T) {
+	facets := []pipeline.Facet{{Heading: "The tariff", Description: "duties on imports"}, {Heading: "The treaty", Description: "the Treaty of Ghent"}}
+	kept := []pipeline.Nugget{{ID: "n1"}, {ID: "n2"}, {ID: "n3"}}
+	about := map[string]string{"n1": "The McKinley tariff raised duties on imports.", "n2": "Madison signed the Treaty of Ghent."}
+	got := nuggetFacets(facets, kept, about, words)
+	want := map[string]string{"n1": "The tariff", "n2": "The treaty", "n3": pipeline.OtherFacet}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nuggetFacets (-want +got)\n%s", diff)
+	}
+	if got := nuggetFacets(facets[:1], kept, about, words); got != nil {
+		t.Errorf("one facet: %v, want none", got)
 	}
 }

@@ -398,7 +398,8 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	if err != nil {
 		return pipeline.Report{}, err
 	}
-	turns := pipeline.FacetTurns(facets, kept, nuggetAbout(kept, cands), r.e.Terms)
+	about := nuggetAbout(kept, cands)
+	turns := pipeline.FacetTurns(facets, kept, about, r.e.Terms)
 	onTop := r.onTopic(cands)
 	opts := pipeline.AssembleOptions{
 		K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
@@ -406,7 +407,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	if r.h.ChooseSentences {
 		opts.Score = r.sentenceScore(turns, onTop)
 		opts.SameDocument = sameDocumentFactor
-		if err := r.observeChoices(ctx, turns, onTop); err != nil {
+		if err := r.observeChoices(ctx, turns, onTop, nuggetFacets(facets, kept, about, r.e.Terms)); err != nil {
 			return pipeline.Report{}, err
 		}
 	}
@@ -433,6 +434,21 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		Problems:           r.tolerated(),
 		Scanned:            r.scanned,
 	}, nil
+}
+
+// nuggetFacets returns the heading of the facet each kept nugget takes
+// its turns under (as pipeline.FacetTurns files it; none when the
+// request has fewer than two facets).
+func nuggetFacets(facets []pipeline.Facet, kept []pipeline.Nugget, about map[string]string, terms func(string) []string) map[string]string {
+	if len(facets) < 2 || terms == nil {
+		return nil
+	}
+	m := pipeline.NewFacetMatcher(facets, terms)
+	out := make(map[string]string, len(kept))
+	for _, n := range kept {
+		out[n.ID] = m.Assign(about[n.ID])
+	}
+	return out
 }
 
 // facets reads the things the request asks for (one model call, in the
