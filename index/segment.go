@@ -105,8 +105,10 @@ func segWords(text string, s pipeline.Span, maxChars int) []pipeline.Span {
 //
 // A sentence ends after a word ending in ".", "?", "!" or "…" (closing quotes
 // and brackets after the mark stay with the sentence) when the next word
-// starts with an upper-case letter, a digit, a symbol or an uncased letter;
-// never before a lower-case word ("etc. and", "Why?" he asked). It ends after
+// starts with an upper-case letter, a digit, a symbol or an uncased letter,
+// or with a dash directly before an upper-case letter or digit (a list
+// item: "... scarcity. -I shall recommend ..."); never before a lower-case
+// word ("etc. and", "Why?" he asked). It ends after
 // "。", "！" and "？" even without a following space, and at a paragraph break:
 // a blank line, or a line break before a list item or table row or after a
 // "#" heading. Other line breaks are read as spaces, so hard-wrapped text
@@ -381,11 +383,16 @@ func segEndsSentence(word, next string) bool {
 
 // segMayStart reports whether next can open a sentence: after any opening
 // quotes or brackets it starts with an upper-case or uncased letter, a digit
-// or a symbol ("$5"), not a lower-case letter or punctuation.
+// or a symbol ("$5"), not a lower-case letter or punctuation — but a dash
+// that opens a list item ("-I shall recommend", "—To raise") may.
 func segMayStart(next string) bool {
 	s := strings.TrimLeftFunc(next, segOpener)
 	if s == "" {
 		return true
+	}
+	if item := strings.TrimLeft(s, "-–—"); len(item) < len(s) {
+		r, _ := utf8.DecodeRuneInString(item)
+		return unicode.IsUpper(r) || unicode.IsDigit(r)
 	}
 	r, _ := utf8.DecodeRuneInString(s)
 	switch {

@@ -107,6 +107,11 @@ func TestSentences(t *testing.T) {
 			want: []string{"The first sentence.", "The second one."},
 		},
 		{
+			name: "list items opened by a dash",
+			text: "I shall recommend other actions: -To raise the farmers' income. -I shall recommend air safety. —Measures for medical care. -- 2 more. A - b. It ended. - and so on.",
+			want: []string{"I shall recommend other actions: -To raise the farmers' income.", "-I shall recommend air safety.", "—Measures for medical care. -- 2 more.", "A - b.", "It ended. - and so on."},
+		},
+		{
 			name: "question and exclamation",
 			text: "Is this right? It is! We agree.",
 			want: []string{"Is this right?", "It is!", "We agree."},

@@ -123,7 +123,7 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	}
 	var cands []extractCandidate
 	bestAny := 0.0
-	spans := validSpans(e.an.Sentences(passage), len(passage))
+	spans := validSpans(e.an.Sentences(passage), passage)
 	for i, sp := range spans {
 		raw := strings.TrimSpace(passage[sp.Start:sp.End])
 		if raw == "" || editorialNote(raw) || strings.HasSuffix(raw, "?") || pointsAhead(raw) {

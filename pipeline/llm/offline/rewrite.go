@@ -520,14 +520,23 @@ func hasVerb(clause string) bool {
 var dependentOpeners = setOf(strings.Fields(`which who whom whose that when where while if because although though
 	since unless until whereas`))
 
-// validSpans keeps the spans that lie inside a text of n bytes and are not
-// empty.
-func validSpans(spans []pipeline.Span, n int) []pipeline.Span {
+// validSpans returns the sentence spans of text that lie within it and
+// are not empty, each without the dash that opens a list item ("-I shall
+// recommend ...": index.Sentences starts an item's sentence there).
+func validSpans(spans []pipeline.Span, text string) []pipeline.Span {
 	out := spans[:0:0]
 	for _, sp := range spans {
-		if sp.Start >= 0 && sp.End <= n && sp.Start < sp.End {
-			out = append(out, sp)
+		if sp.Start < 0 || sp.End > len(text) || sp.Start >= sp.End {
+			continue
 		}
+		if item := strings.TrimLeft(text[sp.Start:sp.End], "-–—"); len(item) < sp.End-sp.Start {
+			item = strings.TrimLeftFunc(item, unicode.IsSpace)
+			if item == "" {
+				continue
+			}
+			sp.Start = sp.End - len(item)
+		}
+		out = append(out, sp)
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/judge"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
@@ -342,5 +344,20 @@ func TestExtractAnswersATopicQuestion(t *testing.T) {
 		"Wool prices rose. The reciprocity clause of the McKinley Tariff opened a trade in sugar with the Republic of Brazil.")
 	if !out.Found || !strings.Contains(out.Sentence, "Republic of Brazil") {
 		t.Errorf("no sentence for a question asked about a part of the request: %+v", out)
+	}
+}
+
+// validSpans keeps a text's sentence spans that lie in it, and starts a
+// list item's sentence after its dash.
+func TestValidSpans(t *testing.T) {
+	text := "Actions: -To raise income. -I shall recommend more. - . End."
+	spans := []pipeline.Span{{Start: 0, End: 26}, {Start: 27, End: 51}, {Start: 52, End: 53}, {Start: 56, End: 60}, {Start: 50, End: 99}, {Start: 5, End: 5}}
+	var got []string
+	for _, sp := range validSpans(spans, text) {
+		got = append(got, text[sp.Start:sp.End])
+	}
+	want := []string{"Actions: -To raise income.", "I shall recommend more.", "End."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("validSpans (-want +got)\n%s", diff)
 	}
 }
