@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -74,4 +75,79 @@ func SplitAttribution(s string) (lead, body string) {
 		}
 	}
 	return "", s
+}
+
+// surnameParticles are the words that belong to a surname when written
+// before its last word ("Martin Van Buren", "Ludwig van Beethoven").
+var surnameParticles = map[string]bool{
+	"van": true, "von": true, "de": true, "der": true, "den": true, "del": true,
+	"della": true, "di": true, "da": true, "du": true, "la": true, "le": true,
+	"st.": true, "saint": true, "ter": true, "ten": true,
+}
+
+// nameSuffixes are the words after a surname that are not it.
+var nameSuffixes = map[string]bool{"jr": true, "jr.": true, "sr": true, "sr.": true, "ii": true, "iii": true, "iv": true}
+
+// Surname is the family name of a person's name as metadata writes it:
+// its last word, with the particles written before it ("Van Buren") and
+// without a suffix ("Jr."); "Mc" or "Mac" written apart joins the word
+// after it ("William Mc Kinley" is McKinley). "" when the name is one
+// word, is written "Surname, Given", or joins several people ("A and B").
+func Surname(name string) string {
+	if strings.ContainsAny(name, ",;&") {
+		return ""
+	}
+	ws := strings.Fields(name)
+	for len(ws) > 1 && nameSuffixes[strings.ToLower(ws[len(ws)-1])] {
+		ws = ws[:len(ws)-1]
+	}
+	for _, w := range ws {
+		if w == "and" || w == "others" {
+			return ""
+		}
+	}
+	if len(ws) < 2 {
+		return ""
+	}
+	if r, _ := utf8.DecodeRuneInString(ws[len(ws)-1]); !unicode.IsUpper(r) {
+		return ""
+	}
+	i := len(ws) - 1
+	for i > 1 && surnameParticles[strings.ToLower(ws[i-1])] {
+		i--
+	}
+	if i > 1 && (ws[i-1] == "Mc" || ws[i-1] == "Mac") {
+		return ws[i-1] + strings.Join(ws[i:], " ")
+	}
+	return strings.Join(ws[i:], " ")
+}
+
+// ShortNames maps each of a collection's authors whose surname no other
+// author shares to that surname: "Abraham Lincoln" → "Lincoln", "William
+// Mc Kinley" → "McKinley"; "Lyndon B Johnson" and "Andrew Johnson" are
+// left out (an attribution names them in full). A report attributes
+// sentences by year and surname, the way a historian writes ("In 1862,
+// Lincoln reported ..."), where the surname alone names one author of the
+// collection.
+func ShortNames(authors []string) map[string]string {
+	bySurname := map[string][]string{}
+	for _, a := range authors {
+		if s := Surname(a); s != "" {
+			k := strings.ToLower(s)
+			bySurname[k] = append(bySurname[k], a)
+		}
+	}
+	out := map[string]string{}
+	for _, as := range bySurname {
+		distinct := map[string]bool{}
+		for _, a := range as {
+			distinct[strings.Join(strings.Fields(a), " ")] = true
+		}
+		if len(distinct) == 1 {
+			for _, a := range as {
+				out[a] = Surname(a)
+			}
+		}
+	}
+	return out
 }

@@ -41,3 +41,47 @@ func TestSplitAttribution(t *testing.T) {
 		}
 	}
 }
+
+func TestSurname(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"Abraham Lincoln", "Lincoln"},
+		{"William Mc Kinley", "McKinley"},
+		{"Martin Van Buren", "Van Buren"},
+		{"Lyndon B Johnson", "Johnson"},
+		{"Martin Luther King Jr.", "King"},
+		{"Ludwig van Beethoven", "van Beethoven"},
+		{"Cher", ""},
+		{"Lincoln, Abraham", ""},
+		{"Ada Lovelace and Charles Babbage", ""},
+		{"A and others", ""},
+		{"the editors", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := Surname(tt.name); got != tt.want {
+			t.Errorf("Surname(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestShortNames(t *testing.T) {
+	got := ShortNames([]string{"Abraham Lincoln", "Andrew Johnson", "Lyndon B Johnson", "William Mc Kinley",
+		"George Bush", "George W Bush", "Martin Van Buren", "Cher", "Reuters staff"})
+	want := map[string]string{"Abraham Lincoln": "Lincoln", "William Mc Kinley": "McKinley",
+		"Martin Van Buren": "Van Buren"}
+	if len(got) != len(want) {
+		t.Fatalf("ShortNames = %v, want %v", got, want)
+	}
+	for a, s := range want {
+		if got[a] != s {
+			t.Errorf("ShortNames[%q] = %q, want %q", a, got[a], s)
+		}
+	}
+	// One author is always named by surname; none is when there are none.
+	if got := ShortNames([]string{"Lyndon B Johnson"}); got["Lyndon B Johnson"] != "Johnson" {
+		t.Errorf("ShortNames(one author) = %v", got)
+	}
+	if got := ShortNames(nil); len(got) != 0 {
+		t.Errorf("ShortNames(nil) = %v", got)
+	}
+}

@@ -255,6 +255,10 @@ type run struct {
 	// requestPeriods; nil when the store cannot list them.
 	authors     map[string]pipeline.Period
 	authorsRead bool
+	authorsMu   sync.Mutex
+	// shortNames are the authors a surname names alone in the
+	// collection (pipeline.ShortNames), as attributions write them.
+	shortNames map[string]string
 	// subject is what the request is about: a report sentence must speak
 	// of it (see subject and onTopic).
 	subject *subject
@@ -892,6 +896,19 @@ func (r *run) speakers(ctx context.Context, hits []pipeline.Hit) ([]string, erro
 // 1970s") and, when the store can list the collection's authors, by
 // ranges of them (pipeline.AuthorPeriods: "from Kennedy to Obama").
 func (r *run) requestPeriods(ctx context.Context) ([]pipeline.Period, error) {
+	authors, err := r.collectionAuthors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.NamedPeriods(r.req.Title+"\n"+r.req.ProblemStatement, authors), nil
+}
+
+// collectionAuthors reads the collection's authors once a run, when the
+// store can list them (nil otherwise), and with them the names an
+// attribution may shorten to a surname.
+func (r *run) collectionAuthors(ctx context.Context) (map[string]pipeline.Period, error) {
+	r.authorsMu.Lock()
+	defer r.authorsMu.Unlock()
 	if !r.authorsRead {
 		if al, ok := r.e.Store.(pipeline.AuthorLister); ok {
 			authors, err := al.AuthorYears(ctx)
@@ -899,10 +916,33 @@ func (r *run) requestPeriods(ctx context.Context) ([]pipeline.Period, error) {
 				return nil, err
 			}
 			r.authors = authors
+			names := make([]string, 0, len(authors))
+			for a := range authors {
+				names = append(names, a)
+			}
+			r.shortNames = pipeline.ShortNames(names)
 		}
 		r.authorsRead = true
 	}
-	return pipeline.NamedPeriods(r.req.Title+"\n"+r.req.ProblemStatement, r.authors), nil
+	return r.authors, nil
+}
+
+// attributedAuthor is how a report sentence names the author of document
+// d: by surname where no other author of the collection has it ("In 1862,
+// Lincoln reported ..."), in full otherwise ("Lyndon B Johnson"); false
+// when the metadata names nobody.
+func (r *run) attributedAuthor(ctx context.Context, d pipeline.Document) (string, bool, error) {
+	author, ok := pipeline.DocumentAuthor(d.Metadata)
+	if !ok {
+		return "", false, nil
+	}
+	if _, err := r.collectionAuthors(ctx); err != nil {
+		return "", false, err
+	}
+	if s, short := r.shortNames[author]; short {
+		return s, true, nil
+	}
+	return author, true, nil
 }
 
 // preferPeriod raises the scores of the passages and documents dated in a

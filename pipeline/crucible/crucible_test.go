@@ -441,3 +441,76 @@ func TestPromptsCarryTheDocumentsByline(t *testing.T) {
 		t.Errorf("%d extract and %d support prompts, want some of each", extracts, supports)
 	}
 }
+
+// authorListing lists the collection's authors (pipeline.AuthorLister)
+// over a memCorpus, as the SQLite store does.
+type authorListing struct {
+	*memCorpus
+	authors map[string]pipeline.Period
+	err     error
+}
+
+func (s authorListing) AuthorYears(context.Context) (map[string]pipeline.Period, error) {
+	return s.authors, s.err
+}
+
+// TestExtractNamesAuthorsBySurname: the extract prompt names an author
+// by surname where no other author of the collection shares it, in full
+// where one does; the support prompt keeps the metadata's full name (a
+// surname is among its words). With no author list the name stays whole,
+// and a failing list fails the report with its error.
+func TestExtractNamesAuthorsBySurname(t *testing.T) {
+	for _, tc := range []struct {
+		name, author, want string
+		authors            map[string]pipeline.Period
+		err                error
+	}{
+		{"unique surname", "William Mc Kinley", "McKinley", map[string]pipeline.Period{"William Mc Kinley": {From: 1897, To: 1901}, "Abraham Lincoln": {From: 1861, To: 1864}}, nil},
+		{"shared surname", "Andrew Johnson", "Andrew Johnson", map[string]pipeline.Period{"Andrew Johnson": {From: 1865, To: 1868}, "Lyndon B Johnson": {From: 1964, To: 1969}}, nil},
+		{"no author list", "Abraham Lincoln", "Abraham Lincoln", nil, nil},
+		{"failing author list", "Abraham Lincoln", "", nil, errors.New("disk on fire")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testCorpus()
+			for id, d := range c.docs {
+				d.Metadata = map[string]string{"author": tc.author, "date": "1890-12-01"}
+				c.docs[id] = d
+			}
+			m := &bylineRecorder{scripted: scripted{nuggets: testNuggets()}}
+			e := newEngine(c, m)
+			if tc.authors != nil || tc.err != nil {
+				e.Store = authorListing{memCorpus: c, authors: tc.authors, err: tc.err}
+			}
+			s := pipeline.DefaultSettings()
+			s.Verify = true
+			_, err := e.Generate(context.Background(), testRequest, s, nil)
+			if tc.err != nil {
+				if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+					t.Fatalf("with a failing author list: %v, want its error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var extracts, supports int
+			for _, in := range m.inputs {
+				switch {
+				case strings.HasPrefix(in, "extract"):
+					extracts++
+					if !strings.HasSuffix(in, "| Author: "+tc.want+". Date: 1890-12-01.") {
+						t.Errorf("extract prompt %q, want the author named %q", in, tc.want)
+					}
+				case strings.HasPrefix(in, "support"):
+					supports++
+					if !strings.HasSuffix(in, "| Author: "+tc.author+". Date: 1890-12-01.") {
+						t.Errorf("support prompt %q, want the author's full name %q", in, tc.author)
+					}
+				}
+			}
+			if extracts == 0 || supports == 0 {
+				t.Errorf("%d extract and %d support prompts, want some of each", extracts, supports)
+			}
+		})
+	}
+}

@@ -127,7 +127,10 @@ func (r *run) measureScan(ctx context.Context, in *pipeline.CostInput, kept []pi
 			if err != nil {
 				return err
 			}
-			author, _ := pipeline.DocumentAuthor(d.Metadata)
+			author, _, err := r.attributedAuthor(ctx, d)
+			if err != nil {
+				return err
+			}
 			extract += promptChars(prompts.BuildExtract(prompts.ExtractInput{
 				Request: r.info, Nugget: qa, DocID: t.p.DocID, DocTitle: t.title, DocAuthor: author,
 				DocDate: d.Metadata["date"], PassageText: t.p.Text,

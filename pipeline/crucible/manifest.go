@@ -22,8 +22,11 @@ import (
 // problem statement says to leave out is not assembled (subject.leavesOut).
 // v7 (session 21): the choice weighs a document's later sentences down
 // (sameDocumentFactor). v8 (session 22): a range of the collection's
-// authors ("from Kennedy to Obama") names a period (requestPeriods).
-const Version = "crucible-pipeline-v8"
+// authors ("from Kennedy to Obama") names a period (requestPeriods). v9
+// (session 23): an author whose surname no other author of the
+// collection shares is attributed by surname ("In 1862, Lincoln
+// reported ..."; attributedAuthor).
+const Version = "crucible-pipeline-v9"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -806,7 +806,10 @@ func (r *run) extract(ctx context.Context, n pipeline.Nugget, t scanTarget) (*pi
 	if err != nil {
 		return nil, err
 	}
-	author, _ := pipeline.DocumentAuthor(d.Metadata)
+	author, _, err := r.attributedAuthor(ctx, d)
+	if err != nil {
+		return nil, err
+	}
 	out, resp, ok, err := complete(ctx, r, prompts.BuildExtract(prompts.ExtractInput{
 		Request: r.info, Nugget: prompts.QA{Question: n.Question, Answer: n.Answer},
 		DocID: t.p.DocID, DocTitle: t.title, DocAuthor: author, DocDate: d.Metadata["date"], PassageText: t.p.Text,

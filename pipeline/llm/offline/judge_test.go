@@ -218,6 +218,34 @@ func TestVerifySupport(t *testing.T) {
 	}
 }
 
+// TestVerifySupportShortName: an attribution by surname is supported by
+// the byline's full name as well as the full name would be, also where
+// the metadata writes the surname in two words ("William Mc Kinley",
+// McKinley); a name the byline does not hold is not.
+func TestVerifySupportShortName(t *testing.T) {
+	e := newTestEngine()
+	passage := "Hawaii was annexed."
+	support := func(sentence, author string) float64 {
+		t.Helper()
+		got, p := yesNo(t, e, prompts.BuildVerifySupport(prompts.VerifySupportInput{Sentence: sentence, SupportText: passage,
+			PassageText: passage, DocAuthor: author, DocDate: "1898-12-05"}),
+			func(s string) (bool, error) { out, err := prompts.ParseVerifySupport(s); return out.Yes, err })
+		if !got {
+			t.Errorf("%q by %s: not supported (p %.2f)", sentence, author, p)
+		}
+		return p
+	}
+	full := support("In 1898, William Mc Kinley reported that Hawaii was annexed.", "William Mc Kinley")
+	for _, s := range []string{"In 1898, McKinley reported that Hawaii was annexed.", "In 1898, Mc Kinley reported that Hawaii was annexed."} {
+		if p := support(s, "William Mc Kinley"); p < full {
+			t.Errorf("%q: p %.2f, below the full name's %.2f", s, p, full)
+		}
+	}
+	if p := support("In 1898, McKinley reported that Hawaii was annexed.", "Abraham Lincoln"); p >= full {
+		t.Errorf("a name the byline does not hold: p %.2f, not below the full name's %.2f", p, full)
+	}
+}
+
 func TestVerifyCoverage(t *testing.T) {
 	tests := []struct {
 		name     string

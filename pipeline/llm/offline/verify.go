@@ -44,8 +44,16 @@ func (e *Engine) verifySupport(in prompts.VerifySupportInput) float64 {
 	// the attribution of a sentence (see attribute), with the words it adds.
 	byline := in.DocTitle + " " + in.DocAuthor + " " + in.DocDate
 	if strings.TrimSpace(byline) != "" {
-		for _, t := range e.an.Terms(byline + " " + attributionWords) {
+		bt := e.an.Terms(byline + " " + attributionWords)
+		for i, t := range bt {
 			have[t] = true
+			// A name the metadata writes apart may be written joined
+			// ("Mc Kinley", McKinley).
+			if i+1 < len(bt) {
+				for _, j := range e.an.Terms(t + bt[i+1]) {
+					have[j] = true
+				}
+			}
 		}
 		source += " " + byline
 	}
