@@ -25,8 +25,10 @@ import (
 // authors ("from Kennedy to Obama") names a period (requestPeriods). v9
 // (session 23): an author whose surname no other author of the
 // collection shares is attributed by surname ("In 1862, Lincoln
-// reported ..."; attributedAuthor).
-const Version = "crucible-pipeline-v9"
+// reported ..."; attributedAuthor). v10: the general part of a
+// compound the title writes ("relief" of "drought relief") is no strong
+// anchor (dependentTerms).
+const Version = "crucible-pipeline-v10"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

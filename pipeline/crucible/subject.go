@@ -58,6 +58,13 @@ const (
 	// 14, 20 and title anchors alone gave 203, 204, 203, 199 and 193 gold
 	// facts; 10 and up put more sentences on topic on every set.
 	strongAnchorLift = 2 * anchorMinLift
+	// dependentRatio is how many times more of the collection's passages
+	// hold the general part of a compound the title writes than its
+	// specific part (see dependentTerms). Set before it was measured; on
+	// sotu … sotu35 it took 5 gold facts more and 3 thousandths more
+	// sentences on topic (docs/pipeline.md, "The general part of a
+	// compound").
+	dependentRatio = 3
 )
 
 // subject is what a report request is about, read from its title and
@@ -305,6 +312,11 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 		if s.anchors[t] {
 			s.strong[t] = true
 		}
+	}
+	// The general part of a compound the title writes speaks of the
+	// subject only beside another anchor (see dependentTerms).
+	for t := range dependentTerms(req.Title, terms, s.anchors, df) {
+		delete(s.strong, t)
 	}
 	s.namedAfter = namedAfter(text, terms, s.anchors)
 	inPhrase := map[string]bool{}
@@ -657,4 +669,62 @@ func (s *subject) otherNames(text string) map[string]bool {
 		delete(other, t)
 	}
 	return other
+}
+
+// dependentTerms are the title's anchors that it writes each time
+// directly beside a far rarer anchor (in at most a third as many of the
+// collection's passages, dependentRatio), as the general part of a
+// compound: "relief" of "Drought and drought relief", "lands" of "the
+// Government's mineral lands", "Empire" of "the Ottoman Empire",
+// "weapons" of "banning chemical weapons". Alone they speak of something
+// else (relief programs for the victims of domestic violence, the sales
+// of the public lands, the Chinese Empire), so they are no strong
+// anchor: a sentence holding one speaks of the subject only beside
+// another anchor. Words apart by punctuation or a stop word ("Denmark,
+// Naples", "health of mothers") are not a compound, and a term the title
+// also writes without such a partner keeps its strength.
+func dependentTerms(title string, terms func(string) []string, anchors map[string]bool, df map[string]int) map[string]bool {
+	// The title's words in order, each with its term ("" for a stop word
+	// or a word of several terms), and whether punctuation precedes or
+	// follows it.
+	type word struct {
+		term        string
+		opens, ends bool
+	}
+	var ws []word
+	for _, f := range strings.Fields(title) {
+		core := strings.TrimFunc(f, notWordRune)
+		w := word{opens: core == "" || !strings.HasPrefix(f, core), ends: core == "" || !strings.HasSuffix(f, core)}
+		if ts := terms(core); len(ts) == 1 {
+			w.term = ts[0]
+		}
+		ws = append(ws, w)
+	}
+	beside := map[string]bool{} // written beside a far rarer anchor at least once
+	alone := map[string]bool{}  // written once at least without one
+	for i, w := range ws {
+		t := w.term
+		if !anchors[t] {
+			continue
+		}
+		rarer := func(j int) bool {
+			if j < 0 || j >= len(ws) || ws[min(i, j)].ends || ws[max(i, j)].opens {
+				return false
+			}
+			u := ws[j].term
+			return u != "" && u != t && anchors[u] && df[u]*dependentRatio <= df[t]
+		}
+		if rarer(i-1) || rarer(i+1) {
+			beside[t] = true
+		} else {
+			alone[t] = true
+		}
+	}
+	out := map[string]bool{}
+	for t := range beside {
+		if !alone[t] {
+			out[t] = true
+		}
+	}
+	return out
 }

@@ -439,3 +439,65 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 		t.Error("a nil subject leaves nothing out")
 	}
 }
+
+func TestDependentTerms(t *testing.T) {
+	anchors := map[string]bool{"drought": true, "relief": true, "famine": true, "mineral": true, "lands": true, "ottoman": true, "empire": true,
+		"denmark": true, "naples": true, "health": true, "mothers": true}
+	df := map[string]int{"drought": 10, "relief": 60, "famine": 12, "mineral": 5, "lands": 90, "ottoman": 8, "empire": 40,
+		"denmark": 30, "naples": 6, "health": 200, "mothers": 9}
+	for _, tc := range []struct {
+		title string
+		want  []string
+	}{
+		{"Drought and drought relief", []string{"relief"}},
+		{"Drought, famine and relief", nil},                      // relief written alone
+		{"Drought relief and relief for famine", nil},            // and alone once
+		{"Selling the mineral lands", []string{"lands"}},         // lands 18 times as common
+		{"Treaties with the Ottoman Empire", []string{"empire"}}, // five times as common
+		{"Drought famine", nil},                                  // neither three times as common
+		{"Claims on Denmark, Naples and Spain", nil},             // a comma is no compound
+		{"The health of mothers", nil},                           // a stop word is between
+		{"Relief (drought) and famine", nil},                     // a bracket is between
+		{"", nil},
+	} {
+		got := dependentTerms(tc.title, words, anchors, df)
+		var names []string
+		for t := range got {
+			names = append(names, t)
+		}
+		if strings.Join(names, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("dependentTerms(%q) = %v, want %v", tc.title, names, tc.want)
+		}
+	}
+}
+
+// TestSubjectGeneralPartOfACompound: "relief" of a title on "drought
+// relief" is an anchor but no strong one, so a sentence on relief
+// programs with a word of the request no longer speaks of the subject,
+// while one on the drought still does.
+func TestSubjectGeneralPartOfACompound(t *testing.T) {
+	best := append(append(repeat("the drought brought relief to farmers", 20), repeat("relief programs for farmers", 10)...), repeat("nothing of note", 70)...)
+	df := fakeDocFreq(map[string]int{"drought": 5, "relief": 40, "farmers": 80, "programs": 60, "brought": 300})
+	for _, tc := range []struct {
+		title      string
+		reliefAlso bool // relief is strong
+	}{
+		{"Drought and drought relief", false},
+		{"Drought, famine and relief", true},
+	} {
+		req := pipeline.Request{Title: tc.title, ProblemStatement: "Describe the relief given to farmers."}
+		s, err := newSubject(context.Background(), req, best, words, df)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.anchors["relief"] || !s.strong["drought"] || s.strong["relief"] != tc.reliefAlso {
+			t.Fatalf("%q: anchors %v strong %v, want relief an anchor, strong %v", tc.title, s.anchors, s.strong, tc.reliefAlso)
+		}
+		if got := s.speaks("Relief programs were funded for farmers.", false, false); got != tc.reliefAlso {
+			t.Errorf("%q: a sentence on relief programs speaks of the subject: %v, want %v", tc.title, got, tc.reliefAlso)
+		}
+		if !s.speaks("The drought ruined the farmers.", false, false) {
+			t.Errorf("%q: a sentence on the drought does not speak of the subject", tc.title)
+		}
+	}
+}
