@@ -151,3 +151,30 @@ func ShortNames(authors []string) map[string]string {
 	}
 	return out
 }
+
+// HeadingAlone reports whether a sentence is a heading in capitals that
+// sentence splitting left on its own ("MAXIMUM AND MINIMUM CLAUSE IN
+// TARIFF ACT.", "GREAT BRITAIN AND CANADA."): every word with letters is
+// written in capitals and one of them has three letters or more. It
+// states nothing a report could quote; an acronym inside a sentence in
+// lower case ("NATO was founded ...") does not make one.
+func HeadingAlone(s string) bool {
+	long := false
+	words := 0
+	for _, w := range strings.Fields(s) {
+		n := 0
+		for _, r := range w {
+			switch {
+			case unicode.IsUpper(r):
+				n++
+			case unicode.IsLetter(r):
+				return false
+			}
+		}
+		if n > 0 {
+			words++
+		}
+		long = long || n >= 3
+	}
+	return words > 0 && long
+}

@@ -85,3 +85,24 @@ func TestShortNames(t *testing.T) {
 		t.Errorf("ShortNames(nil) = %v", got)
 	}
 }
+
+func TestHeadingAlone(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"MAXIMUM AND MINIMUM CLAUSE IN TARIFF ACT.", true},
+		{"GREAT BRITAIN AND CANADA.", true},
+		{"EMPLOYERS' LIABILITY AND WORKMEN'S COMPENSATION COMMISSION.", true},
+		{"6. SOCIAL SECURITY", true},
+		{"NATO was founded in 1949.", false},
+		{"THE TARIFF Congress passed the act.", false},
+		{"I. A.", false}, // no word of three capitals
+		{"1890.", false},
+		{"", false},
+	} {
+		if got := HeadingAlone(tt.s); got != tt.want {
+			t.Errorf("HeadingAlone(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}

@@ -165,7 +165,8 @@ func tokens(chars int) int { return (chars + CharsPerToken - 1) / CharsPerToken 
 //   - assemble asks for the request's facets once, and with the rule
 //     FillReport makes a nugget and an extraction (and two checks when
 //     verifying) for each sentence the fill may try, as if the report
-//     left room.
+//     left room (with the rule ChooseSentences too it always draws them:
+//     they compete in the choice).
 //
 // Prompt tokens come from the prompts' sizes, completion tokens from the
 // stand-in's answers and the answer lengths above; with the offline

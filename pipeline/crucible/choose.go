@@ -122,6 +122,12 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 	title, problem := termSet(r.req.Title), termSet(r.req.ProblemStatement)
 	kept := float64(max(len(turns), 1))
 	return func(c pipeline.Candidate) []float64 {
+		turn, ok := place[c.NuggetID]
+		if !ok {
+			// A nugget drawn after the kept ones (the fill's): it takes
+			// its turn after theirs and has no quality score (0).
+			turn = len(turns)
+		}
 		var anchors, inTitle, inProblem float64
 		sentence := termSet(c.Sentence)
 		for t := range sentence {
@@ -143,7 +149,7 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 			rank / 200,
 			float64(len(nuggetsIn[c.Citation.PassageID()])),
 			inProblem,
-			float64(place[c.NuggetID]) / kept,
+			float64(turn) / kept,
 			quality[c.NuggetID],
 			math.Min(anchors, 4),
 			math.Min(inTitle, 4),

@@ -408,6 +408,24 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	opts := pipeline.AssembleOptions{
 		K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
 	}
+	// A reranker's documents are the report's context: the fill draws
+	// on them alone, as facet nuggets do.
+	within := r.rerankedContext(drawnOn)
+	// When assembly chooses sentences by their promise, the fill's
+	// sentences are drawn first and compete in the choice with the kept
+	// nuggets' (turns after theirs); what they leave still fills the
+	// room after it.
+	var drawn *fillDraw
+	offer := turns
+	if r.h.ChooseSentences && r.h.FillReport {
+		d, err := r.drawFill(ctx, nil, within, lastRank(turns))
+		if err != nil {
+			return pipeline.Report{}, err
+		}
+		drawn = &d
+		offer = append(append([]pipeline.Nugget(nil), turns...), d.nuggets...)
+		onTop = append(append([]pipeline.Candidate(nil), onTop...), d.offered...)
+	}
 	if r.h.ChooseSentences {
 		opts.Score = r.sentenceScore(turns, onTop)
 		opts.SameDocument = sameDocumentFactor
@@ -415,11 +433,14 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 			return pipeline.Report{}, err
 		}
 	}
-	sentences := pipeline.Assemble(turns, onTop, opts)
-	if r.h.FillReport {
-		// A reranker's documents are the report's context: the fill
-		// draws on them alone, as facet nuggets do.
-		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, r.rerankedContext(drawnOn)); err != nil {
+	sentences := pipeline.Assemble(offer, onTop, opts)
+	switch {
+	case drawn != nil:
+		if sentences, kept, cands, err = r.placeFill(ctx, *drawn, sentences, kept, cands, opts); err != nil {
+			return pipeline.Report{}, err
+		}
+	case r.h.FillReport:
+		if sentences, kept, cands, err = r.fill(ctx, sentences, kept, cands, opts, within); err != nil {
 			return pipeline.Report{}, err
 		}
 	}

@@ -54,9 +54,28 @@ func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pi
 	if r.req.Limit-(pipeline.Report{Sentences: sentences}).Length() < fillMinRoom {
 		return sentences, kept, cands, nil
 	}
+	d, err := r.drawFill(ctx, sentences, within, 0)
+	if err != nil || len(d.nuggets) == 0 {
+		return sentences, kept, cands, err
+	}
+	return r.placeFill(ctx, d, sentences, kept, cands, opts)
+}
+
+// fillDraw is what the fill drew from the sentences it tried: a nugget
+// each (in the order tried), the candidates extracted for them, and
+// those of the candidates a report may take (eligible and on topic).
+type fillDraw struct {
+	nuggets      []pipeline.Nugget
+	all, offered []pipeline.Candidate
+}
+
+// drawFill draws the fill's nuggets and candidates from the sentences it
+// tries (fillSentences), ranked after rank (the kept nuggets' last).
+func (r *run) drawFill(ctx context.Context, sentences []pipeline.Sentence, within map[string]bool, rank int) (fillDraw, error) {
+	var d fillDraw
 	tries, err := r.fillSentences(ctx, sentences, within)
 	if err != nil || len(tries) == 0 {
-		return sentences, kept, cands, err
+		return d, err
 	}
 	nuggets := make([]*pipeline.Nugget, len(tries))
 	found := make([]*pipeline.Candidate, len(tries))
@@ -66,48 +85,76 @@ func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pi
 		return err
 	})
 	if err != nil {
-		return sentences, kept, cands, err
+		return d, err
 	}
-	var drawn []pipeline.Nugget
-	var offered, all []pipeline.Candidate
 	for i, n := range nuggets {
 		if n == nil {
 			continue // the document or its passages could not be read
 		}
-		drawn = append(drawn, *n)
+		rank++
+		n.Rank = rank
+		d.nuggets = append(d.nuggets, *n)
 		if c := found[i]; c != nil {
-			all = append(all, *c)
+			d.all = append(d.all, *c)
 			if c.Eligible(r.s.Verify) && r.fillOnTopic(*c) {
-				offered = append(offered, *c)
+				d.offered = append(d.offered, *c)
 			}
 		}
 	}
-	if len(drawn) == 0 {
-		return sentences, kept, cands, nil
+	return d, nil
+}
+
+// lastRank is the last rank among nuggets (0 for none).
+func lastRank(nuggets []pipeline.Nugget) int {
+	rank := 0
+	for _, n := range nuggets {
+		rank = max(rank, n.Rank)
 	}
-	before := len(sentences)
-	sentences = pipeline.Extend(sentences, offered, opts)
-	if before == 0 && len(sentences) > 0 {
+	return rank
+}
+
+// placeFill offers the fill's candidates to the report's room under
+// assembly's rules (pipeline.Extend) and files what the fill drew: its
+// nuggets whose sentence the report holds join the kept ones, ranked
+// after them; its candidates join the run's; the bank and the candidates
+// are given to the observer again.
+func (r *run) placeFill(ctx context.Context, d fillDraw, sentences []pipeline.Sentence, kept []pipeline.Nugget, cands []pipeline.Candidate, opts pipeline.AssembleOptions) ([]pipeline.Sentence, []pipeline.Nugget, []pipeline.Candidate, error) {
+	drawn := map[string]bool{}
+	for _, n := range d.nuggets {
+		drawn[n.ID] = true
+	}
+	ranked := 0
+	for _, s := range sentences {
+		if !drawn[s.NuggetID] {
+			ranked++
+		}
+	}
+	if r.req.Limit-(pipeline.Report{Sentences: sentences}).Length() >= fillMinRoom {
+		sentences = pipeline.Extend(sentences, d.offered, opts)
+	}
+	if ranked == 0 && len(sentences) > 0 {
 		r.rewordProblems(emptyReport, "; the report holds only sentences the fill found on the subject")
 	}
 	used := map[string]bool{}
-	for _, s := range sentences[before:] {
-		used[s.NuggetID] = true
-	}
-	rank := 0
-	for _, n := range kept {
-		rank = max(rank, n.Rank)
-	}
-	kept = append([]pipeline.Nugget(nil), kept...)
-	for i := range drawn {
-		if used[drawn[i].ID] {
-			rank++
-			drawn[i].Rank = rank
-			kept = append(kept, drawn[i])
+	for _, s := range sentences {
+		if drawn[s.NuggetID] {
+			used[s.NuggetID] = true
 		}
 	}
-	cands = append(append([]pipeline.Candidate(nil), cands...), all...)
-	if err := r.obs.Nuggets(ctx, append(append([]pipeline.Nugget(nil), r.bank...), drawn...)); err != nil {
+	rank := lastRank(kept)
+	kept = append([]pipeline.Nugget(nil), kept...)
+	bank := append([]pipeline.Nugget(nil), r.bank...)
+	for _, n := range d.nuggets {
+		n.Rank = 0 // below the cut unless the report holds its sentence
+		if used[n.ID] {
+			rank++
+			n.Rank = rank
+			kept = append(kept, n)
+		}
+		bank = append(bank, n)
+	}
+	cands = append(append([]pipeline.Candidate(nil), cands...), d.all...)
+	if err := r.obs.Nuggets(ctx, bank); err != nil {
 		return sentences, kept, cands, err
 	}
 	if err := r.obs.Candidates(ctx, cands); err != nil {
@@ -121,7 +168,7 @@ func (r *run) fill(ctx context.Context, sentences []pipeline.Sentence, kept []pi
 // request's fillPassages best passages' sentences that cite one of its
 // best passages (of a document within, when within is not nil), speak of
 // its subject and are neither cited by nor the same as an assembled
-// sentence.
+// sentence, nor a question or a heading in capitals alone.
 func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence, within map[string]bool) ([]fillSentence, error) {
 	q := r.req.Query()
 	if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
@@ -153,7 +200,7 @@ func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence, 
 				continue
 			}
 			text := strings.TrimSpace(h.Text[sp.Start:sp.End])
-			if text == "" || strings.HasSuffix(text, "?") {
+			if text == "" || strings.HasSuffix(text, "?") || pipeline.HeadingAlone(text) {
 				continue
 			}
 			cit := pipeline.Citation{DocID: h.DocID, Ordinal: h.Ordinal, Start: h.Start + sp.Start, End: h.Start + sp.End}

@@ -1,6 +1,7 @@
 package crucible
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -225,6 +226,102 @@ func TestFillSentencesWithinTheRerankersDocuments(t *testing.T) {
 	for _, s := range only {
 		if s.hit.DocID != "d1" {
 			t.Errorf("fill sentence %q of %s, outside the reranker's documents", s.text, s.hit.DocID)
+		}
+	}
+}
+
+// TestFillSentencesLeaveOutHeadings: a heading in capitals on its own
+// holds the request's words but is no sentence to draw a nugget from.
+func TestFillSentencesLeaveOutHeadings(t *testing.T) {
+	c := passageCorpus{newCorpus([]string{"THE TREATY OF GHENT SIGNED AND RATIFIED.", "The Treaty of Ghent was signed in December 1814."})}
+	r := &run{e: &Engine{Searcher: c, Terms: words, SentenceKey: func(s string) string { return strings.Join(words(s), " ") }}, req: signedRequest}
+	tries, err := r.fillSentences(t.Context(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tries) != 1 || !strings.HasPrefix(tries[0].text, "The Treaty of Ghent was signed") {
+		t.Errorf("fill sentences %+v: want the signing sentence alone", tries)
+	}
+}
+
+// choiceRecorder records the candidates assembly chose from.
+type choiceRecorder struct {
+	*recorder
+	choices []Choice
+}
+
+func (r *choiceRecorder) Choices(_ context.Context, _ string, cs []Choice) error {
+	r.choices = cs
+	return nil
+}
+
+// TestFillCompetesInTheChoice: with the rule choose sentences on too, the
+// fill's sentences are drawn before assembly and offered to the choice
+// beside the kept nuggets' candidates (their turn after the kept
+// nuggets', no quality score of their own). With room for the signing
+// sentence and one short sentence, the choice takes the signing
+// sentence (the kept nugget's, best scored) and then the fill's short
+// one, in room the fill after assembly (FillReport alone) would not try
+// to fill (under fillMinRoom). The fill's nugget whose sentence the
+// report holds is kept after the ranked ones; the others are banked
+// below the cut.
+func TestFillCompetesInTheChoice(t *testing.T) {
+	req := signedRequest
+	req.Limit = 120
+	run := func(rules pipeline.Heuristics) (pipeline.Report, *choiceRecorder) {
+		m := fillModel()
+		e := newEngine(nil, m)
+		c := facetCorpus()
+		e.Searcher, e.Store, e.Defaults = c, c, rules
+		rec := &choiceRecorder{recorder: &recorder{}}
+		rep, err := e.Generate(t.Context(), req, pipeline.DefaultSettings(), rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, rec
+	}
+	rep, rec := run(pipeline.Heuristics{ChooseSentences: true, FillReport: true})
+	var ratified *Choice
+	for i, c := range rec.choices {
+		if strings.HasPrefix(c.Candidate.NuggetID, FillNuggetPrefix) && strings.Contains(c.Candidate.Sentence, "February 1815") {
+			ratified = &rec.choices[i]
+		}
+	}
+	if ratified == nil {
+		t.Fatalf("the fill's ratification sentence was not offered to the choice: %+v", rec.choices)
+	}
+	if turn, quality := ratified.Features[3], ratified.Features[4]; turn != 1 || quality != 0 {
+		t.Errorf("fill candidate's turn %v and quality %v, want 1 (after the kept nuggets) and 0", turn, quality)
+	}
+	if len(rep.Sentences) != 2 || strings.HasPrefix(rep.Sentences[0].NuggetID, FillNuggetPrefix) ||
+		!strings.HasPrefix(rep.Sentences[1].NuggetID, FillNuggetPrefix) || !strings.Contains(rep.Sentences[1].Text, "Other matters") {
+		t.Fatalf("report %+v: want the signing sentence, then the fill's short one", rep.Sentences)
+	}
+	if room := req.Limit - (pipeline.Report{Sentences: rep.Sentences[:1]}).Length(); room >= fillMinRoom {
+		t.Fatalf("the signing sentence leaves %d characters: the test needs less than %d", room, fillMinRoom)
+	}
+	filled := rep.Sentences[1].NuggetID
+	maxRank, fillRank := 0, 0
+	for _, n := range rep.Nuggets {
+		if n.ID == filled {
+			fillRank = n.Rank
+		} else {
+			maxRank = max(maxRank, n.Rank)
+		}
+	}
+	if fillRank <= maxRank {
+		t.Errorf("fill nugget kept with rank %d, want after the ranked nuggets' %d", fillRank, maxRank)
+	}
+	for _, n := range rec.nuggets {
+		if strings.HasPrefix(n.ID, FillNuggetPrefix) && (n.ID == filled) != (n.Rank > 0) {
+			t.Errorf("fill nugget %s banked with rank %d: only the one in the report (%s) is kept", n.ID, n.Rank, filled)
+		}
+	}
+
+	rep, _ = run(pipeline.Heuristics{FillReport: true})
+	for _, s := range rep.Sentences {
+		if strings.HasPrefix(s.NuggetID, FillNuggetPrefix) {
+			t.Errorf("fill sentence %+v after assembly, without room for it", s)
 		}
 	}
 }

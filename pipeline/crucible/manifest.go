@@ -27,8 +27,10 @@ import (
 // collection shares is attributed by surname ("In 1862, Lincoln
 // reported ..."; attributedAuthor). v10: the general part of a
 // compound the title writes ("relief" of "drought relief") is no strong
-// anchor (dependentTerms).
-const Version = "crucible-pipeline-v10"
+// anchor (dependentTerms). v11: with the rules choose sentences and fill
+// report both on, the fill's sentences are drawn before assembly and
+// compete in the choice (drawFill).
+const Version = "crucible-pipeline-v11"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
 )
 
@@ -126,8 +127,8 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 	spans := validSpans(e.an.Sentences(passage), passage)
 	for i, sp := range spans {
 		raw := strings.TrimSpace(passage[sp.Start:sp.End])
-		if raw == "" || editorialNote(raw) || strings.HasSuffix(raw, "?") || pointsAhead(raw) {
-			continue // a question states no fact, nor does an announcement of what follows
+		if raw == "" || editorialNote(raw) || pipeline.HeadingAlone(raw) || strings.HasSuffix(raw, "?") || pointsAhead(raw) {
+			continue // a question states no fact, nor does a heading or an announcement of what follows
 		}
 		terms := setOf(e.an.Terms(raw))
 		asked := terms // the sentence as the report writes it, byline included

@@ -240,3 +240,19 @@ func TestExtractConfidenceAndSentenceLength(t *testing.T) {
 		t.Errorf("confidence %g for %d characters, not below %g for %d", long.Confidence, len(overlong), mid.Confidence, len(wordy))
 	}
 }
+
+// TestExtractSkipsAHeadingAlone: a heading in capitals that sentence
+// splitting left on its own holds the words of a nugget drawn from it
+// (the fill's claim nugget, answered by the heading) but states nothing:
+// it is never extracted.
+func TestExtractSkipsAHeadingAlone(t *testing.T) {
+	claim := prompts.QA{Question: "What did the President say on the McKinley Tariff act?", Answer: "THE MCKINLEY TARIFF ACT OF 1890."}
+	for _, passage := range []string{
+		"THE MCKINLEY TARIFF ACT OF 1890.",
+		"THE MCKINLEY TARIFF ACT OF 1890. The Navy bought coal.",
+	} {
+		if out, _ := extractOf(t, newTestEngine(), claim, passage); out.Found {
+			t.Errorf("extracted %q from %q: a heading alone", out.Sentence, passage)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
 )
 
@@ -119,7 +120,7 @@ func (e *Engine) scoreSentences(ctx context.Context, text string, prof profile) 
 			continue
 		}
 		raw := standAlone(strings.Join(strings.Fields(text[sp.Start:sp.End]), " "))
-		if editorialNote(raw) {
+		if editorialNote(raw) || pipeline.HeadingAlone(raw) {
 			continue
 		}
 		terms := e.an.Terms(raw)

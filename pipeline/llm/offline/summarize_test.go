@@ -197,3 +197,16 @@ func TestSummaryAndExtractionSkipEditorialNotes(t *testing.T) {
 		t.Errorf("extraction cites an editorial note: %+v", got)
 	}
 }
+
+// TestSummarizeLeavesOutAHeadingAlone: a heading in capitals on its own
+// (between two sentences, as the written messages set them) holds the
+// request's words but is no sentence of the summary.
+func TestSummarizeLeavesOutAHeadingAlone(t *testing.T) {
+	e := newTestEngine()
+	doc := "THE TARIFF AND THE MCKINLEY TARIFF ACT. In 1890 Congress passed the McKinley Tariff, raising duties on imports to an average of 49.5 percent. The Navy bought coal."
+	for _, s := range summarySentences(e, summarizeOf(t, e, tariffRequest, doc).Summary) {
+		if strings.Contains(s, "ACT") {
+			t.Errorf("summary sentence %q is the heading", s)
+		}
+	}
+}
