@@ -619,9 +619,11 @@ func (r *run) bestPassage(c pipeline.Citation) bool {
 // World War and the peace, 1915-1923"), or the periods of a title that
 // asks for one thing ("The energy crisis of the 1970s"). A title of
 // several parts ("Paying off the national debt: Jackson's era and the
-// surpluses of the 1990s") dates only one of them, and sets no scope.
+// surpluses of the 1990s") dates only one of them, and sets no scope. A
+// title asked as a question ("How fast did the Union grow, 1791-1853?")
+// sets its period as one stated does.
 func titlePeriods(title string) []pipeline.Period {
-	t := strings.TrimRight(strings.TrimSpace(title), " .")
+	t := strings.TrimRight(strings.TrimSpace(title), " .?!")
 	if i := strings.LastIndex(t, ","); i >= 0 && onlyPeriod(t[i+1:]) {
 		return pipeline.RequestPeriods(t[i+1:])
 	}

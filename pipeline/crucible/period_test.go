@@ -376,6 +376,9 @@ func TestTitlePeriods(t *testing.T) {
 		{"Wars of the 1860s and the 1890s compared", nil},
 		{"Pensions, 1890-1910 and after", nil},
 		{"The War of 1812", nil},
+		{"How fast did the Union grow in people and States, 1791-1853?", []pipeline.Period{{From: 1791, To: 1853}}},
+		{"Which tax credits did the Presidents offer working families, 1992-2021 ?", []pipeline.Period{{From: 1992, To: 2021}}},
+		{"What did the messages say about Portugal between 1840 and 1900?", nil},
 	} {
 		if diff := cmp.Diff(tc.want, titlePeriods(tc.title)); diff != "" {
 			t.Errorf("titlePeriods(%q) (-want +got)\n%s", tc.title, diff)

@@ -134,8 +134,10 @@ type subject struct {
 	// leftOut and leftOutPairs are what the request says to leave out
 	// (pipeline.Request.Excluded), read as the names it writes there
 	// ("Hawaii", "Bosnia") and the pairs of adjacent terms ("fur seals",
-	// "food stamp"), the words of what it asks aside: cited text that
-	// holds one speaks of what the report is not to cover (leavesOut).
+	// "food stamp"), the words of what it asks aside (a pair may hold one
+	// of them: "public lands" beside an asked "public domain", not a pair
+	// it asks): cited text that holds one speaks of what the report is
+	// not to cover (leavesOut).
 	leftOut      map[string]bool
 	leftOutPairs map[[2]string]bool
 	// askedPairs are the pairs of adjacent terms of what the request asks
@@ -376,7 +378,11 @@ func leftOut(req pipeline.Request, asked string, terms func(string) []string, me
 			}
 		}
 	}
-	usable := func(t string) bool { return !in[t] && !meta[t] && !hasDigit(t) && utf8.RuneCountInString(t) > 1 }
+	// A name left out is none of the words of what is asked; a pair
+	// left out may hold one of them ("the sale of the public lands" left
+	// out of a request on "the public domain"), not two.
+	paired := func(t string) bool { return !meta[t] && !hasDigit(t) && utf8.RuneCountInString(t) > 1 }
+	usable := func(t string) bool { return !in[t] && paired(t) }
 	names, pairs = map[string]bool{}, map[[2]string]bool{}
 	for _, clause := range excluded {
 		for _, w := range strings.FieldsFunc(clause, notWordRune) {
@@ -392,8 +398,9 @@ func leftOut(req pipeline.Request, asked string, terms func(string) []string, me
 		for _, part := range strings.FieldsFunc(clause, func(r rune) bool { return r == ',' || r == ';' }) {
 			ts := terms(part)
 			for i := 0; i+1 < len(ts); i++ {
-				if usable(ts[i]) && usable(ts[i+1]) && ts[i] != ts[i+1] {
-					pairs[[2]string{ts[i], ts[i+1]}] = true
+				a, b := ts[i], ts[i+1]
+				if paired(a) && paired(b) && a != b && (usable(a) || usable(b)) && !askedPairs[[2]string{a, b}] {
+					pairs[[2]string{a, b}] = true
 				}
 			}
 		}

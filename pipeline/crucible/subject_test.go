@@ -408,6 +408,16 @@ func TestSubjectLeavesOutSpeakers(t *testing.T) {
 // together, unless the request also asks for them or the text also holds
 // two terms the request writes together.
 func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
+	// The engine's analyzer drops "and" as it drops "the".
+	words := func(s string) []string {
+		var out []string
+		for _, w := range words(s) {
+			if w != "and" {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
 	req := pipeline.Request{
 		Title: "Reciprocity with Mexico, 1883-1888",
 		ProblemStatement: "Describe the reciprocity treaty with Mexico and the trade conventions. " +
@@ -430,6 +440,30 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 		{"The reciprocity treaty with Mexico and one with Hawaii.", false},     // a pair of what is asked beside it
 	}
 	for _, tt := range tests {
+		if got := s.leavesOut(tt.text); got != tt.want {
+			t.Errorf("leavesOut(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+	// A pair left out may hold one word of what is asked, not two.
+	req = pipeline.Request{
+		Title: "Growth of the States, 1791-1853",
+		ProblemStatement: "Describe the new States formed out of the public domain. " +
+			"Leave aside the sale of the public lands and the new States' debts.",
+	}
+	s, err = newSubject(context.Background(), req, repeat("new states formed out of the public domain", 20), words, fakeDocFreq(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"The public lands were sold at auction.", true},         // "public" asked, "lands" not
+		{"Ohio was formed out of the public domain.", false},     // what is asked
+		{"Two new States were admitted.", false},                 // "new states" is a pair asked
+		{"The public domain held the public lands.", false},      // a pair asked beside it
+		{"The public debt and the lands of the Indians.", false}, // the words apart
+	} {
 		if got := s.leavesOut(tt.text); got != tt.want {
 			t.Errorf("leavesOut(%q) = %v, want %v", tt.text, got, tt.want)
 		}
