@@ -3,6 +3,7 @@ package crucible
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,6 +47,31 @@ func TestSentenceScore(t *testing.T) {
 		if b, w := score(tc.better), score(tc.worse); b <= w {
 			t.Errorf("%s: %.4f is not above %.4f", tc.name, b, w)
 		}
+	}
+}
+
+// TestChoiceScoreWeighsTopicAndLength: the choice's score is the fact
+// estimate times the on-topic estimate (not its square root), per the
+// sentence's length to the power lengthPower: a sentence twice as long
+// must promise 2^0.75 times as much, and one half as likely on topic
+// scores half.
+func TestChoiceScoreWeighsTopicAndLength(t *testing.T) {
+	x := make([]float64, len(ChoiceFeatures)+len(TopicFeatures))
+	short := pipeline.Candidate{Sentence: strings.Repeat("a", 99)}
+	long := pipeline.Candidate{Sentence: strings.Repeat("a", 199)}
+	if got, want := choiceScore(short, x)/choiceScore(long, x), math.Pow(2, lengthPower); math.Abs(got-want) > 1e-9 {
+		t.Errorf("a sentence half as long scores %.4f times as much, want %.4f", got, want)
+	}
+	// Two feature vectors whose on-topic estimates differ: the scores
+	// differ by the estimates' ratio.
+	onTopic := append([]float64(nil), x...)
+	onTopic[len(ChoiceFeatures)] = 1 // the title's terms all held
+	ratio := topicEstimate(onTopic[len(ChoiceFeatures):], 0) / topicEstimate(x[len(ChoiceFeatures):], 0)
+	if ratio < 2 {
+		t.Fatalf("test set-up: on-topic estimates %.2f apart, want a wider gap", ratio)
+	}
+	if got := choiceScore(short, onTopic) / choiceScore(short, x); math.Abs(got-ratio) > 1e-9 {
+		t.Errorf("the on-topic estimate %.4f times as high gives a score %.4f times as high", ratio, got)
 	}
 }
 

@@ -29,8 +29,12 @@ import (
 // compound the title writes ("relief" of "drought relief") is no strong
 // anchor (dependentTerms). v11: with the rules choose sentences and fill
 // report both on, the fill's sentences are drawn before assembly and
-// compete in the choice (drawFill).
-const Version = "crucible-pipeline-v11"
+// compete in the choice (drawFill). v12 (session 25): a pair of words
+// the request leaves out may hold one word of what it asks
+// (subject.leavesOut), a title asked as a question sets its period, and
+// the choice multiplies by the on-topic estimate itself and divides by
+// the length to the power 0.75 (choiceScore).
+const Version = "crucible-pipeline-v12"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -9,8 +9,8 @@ import (
 
 // topicality estimates how likely a report sentence is to be on the
 // request's topic, for the choice of sentences (ChooseSentences): the
-// sentence's promise (choiceScore) is multiplied by the square root of
-// this estimate, so that of two sentences promising a fact the one that
+// sentence's promise (choiceScore) is multiplied by this estimate, so
+// that of two sentences promising a fact the one that
 // names what the request is about goes first. It reads the topic from two
 // relevance models, term lifts (how many times more often a term occurs
 // among a ranking's best passages than in the collection), over the terms
