@@ -196,6 +196,14 @@ func TestCleanSentence(t *testing.T) {
 		{"In addition to the tariff, duties rose", "In addition to the tariff, duties rose."},
 		{"Besides the treaty, a convention was signed", "Besides the treaty, a convention was signed."},
 		{"In addition the Senate ratified it", "The Senate ratified it."},
+		// "So" without its comma links before a pronoun or "tonight",
+		// and leads a phrase before other words.
+		{"So tonight I propose a trust for energy research", "Tonight I propose a trust for energy research."},
+		{"So I ask Congress to double the funds", "I ask Congress to double the funds."},
+		{"So let's act", "Let's act."},
+		{"So here's my plan: more teachers", "Here's my plan: more teachers."},
+		{"So many ships were lost that the trade stopped", "So many ships were lost that the trade stopped."},
+		{"So long as the war lasts, duties stay", "So long as the war lasts, duties stay."},
 	}
 	for _, tt := range tests {
 		if got := cleanSentence(tt.in); got != tt.want {

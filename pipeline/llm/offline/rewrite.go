@@ -44,6 +44,7 @@ var discourseOpeners = []string{
 	"First, ", "Second, ", "Third, ", "Secondly, ", "Thirdly, ", "Likewise, ", "Similarly, ", "Instead, ",
 	"As a result, ", "As a result ", "For this reason, ", "For this reason ", "To this end, ", "In this connection, ",
 	"In this regard, ", "In the first place, ", "In the second place, ", "In addition ", "In fact ",
+	"So ",
 }
 
 // dropOpeners removes the discourse openers at the start of s, repeatedly
@@ -66,9 +67,18 @@ func dropOpeners(s string) string {
 // the efforts ..., negotiations ...", "In addition to the tariff, ...".
 var phraseLeads = map[string]string{"As a result ": "of", "In addition ": "to"}
 
+// soLinks are the words after which "So" without its comma links a
+// sentence to the one before ("So tonight I propose ...", "So I ask
+// Congress ...", "So we have ..."); before others it leads a phrase the
+// sentence needs ("So many ships ...", "So long as ...").
+var soLinks = setOf(strings.Fields(`i we you tonight today let let's now here here's our my this`))
+
 // leadsPhrase reports whether opener o, followed by rest, leads a phrase
 // that the sentence needs rather than linking it to the one before.
 func leadsPhrase(o, rest string) bool {
+	if o == "So " {
+		return !soLinks[strings.ToLower(strings.ReplaceAll(reWord.FindString(rest), "’", "'"))]
+	}
 	next, ok := phraseLeads[o]
 	return ok && strings.EqualFold(reWord.FindString(rest), next)
 }
@@ -136,6 +146,8 @@ func referBack(s string) bool {
 		if next != "who" && next != "of" && next != "which" {
 			return true
 		}
+	case "that's", "that’s":
+		return true // "That's why ...": for what the sentence before said
 	case "this", "these":
 		if !demonstrativeOfSituation(words[1:]) {
 			return true

@@ -183,6 +183,9 @@ func TestReferBack(t *testing.T) {
 		{"That country ceded Florida in 1819.", true},
 		{"Those who served in the war are pensioned.", false},
 		{"In this great Nation the people rule.", false},
+		{"That's why Congress should undo the cuts.", true},
+		{"That’s why my plan guarantees four more years of school.", true},
+		{"That is why we acted.", true},
 	}
 	for _, tt := range tests {
 		if got := referBack(tt.s); got != tt.want {
