@@ -3,7 +3,8 @@
 
 Standard library only. The choice (pipeline.Heuristics.ChooseSentences,
 pipeline/crucible/choose.go) scores each candidate sentence by a logistic
-model of its features, per square root of its length. This script refits
+model of its features, per its length to the power 0.75 (LENGTH_POWER,
+crucible's lengthPower), times the topic estimate. This script refits
 that model on evaluation sets and checks it by leaving each set out.
 
 For each set, make its candidates with the choice on:
@@ -36,7 +37,7 @@ candidate holds one of its request's topic terms (the rule of `crucible
 eval reports --topics`: lower case, on word boundaries, a trailing *
 matching any ending), over crucible.TopicFeatures and the passage rank.
 Left one set out in turn, it replays the choice by the model's score with
-and without the square root of the estimate as a factor and prints the
+and without the estimate as a factor and prints the
 gold facts and the share of on-topic sentences of each; then the weights
 fitted on every set, for topicBias and topicWeights.
 """
@@ -52,6 +53,9 @@ import sys
 # writes them by name).
 FEATURES = ["passage_rank", "shared", "problem_words", "turn", "quality",
             "anchors", "title_words", "length"]
+# The power of a candidate's length its score is divided by
+# (crucible.lengthPower).
+LENGTH_POWER = 0.75
 # The topic estimate's features: crucible.TopicFeatures, then the passage
 # rank.
 TOPIC_FEATURES = ["title_share", "max_lift", "passage_rank"]
@@ -174,7 +178,7 @@ def main():
                     sys.exit(f"request {c['request_id']}: features {sorted(c['features'])}, want {names}")
 
     def score(b, w):
-        return lambda c: -sigmoid(b + sum(wi * c["features"][k] for wi, k in zip(w, names))) / math.sqrt(c["chars"] + 1)
+        return lambda c: -sigmoid(b + sum(wi * c["features"][k] for wi, k in zip(w, names))) / (c["chars"] + 1) ** LENGTH_POWER
 
     by_turn = lambda c: (c["features"]["turn"], -c["confidence"])
     total = [0, 0, 0]
@@ -214,7 +218,7 @@ def fit_topics(sets, topics, score):
         fact = score(b, w)
         est = lambda c: sigmoid(tb + sum(wi * c["features"][k] for wi, k in zip(tw, TOPIC_FEATURES)))
         line = [name + ":"]
-        for label, key in (("without", fact), ("with", lambda c: fact(c) * math.sqrt(est(c)))):
+        for label, key in (("without", fact), ("with", lambda c: fact(c) * est(c))):
             facts = sents = ons = 0
             for cs in reqs.values():
                 out = chosen(cs, key)
