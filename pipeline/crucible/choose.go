@@ -69,11 +69,11 @@ type ChoiceObserver interface {
 
 // sentenceScore returns assembly's score of a candidate when the run
 // chooses sentences across nuggets: the model's estimate that it states
-// a wanted fact, per its length in characters to the power lengthPower,
-// so that a short sentence with the same promise goes first and a long
-// one must promise more for the room it takes. turns are the kept nuggets in the
-// order the facets give them turns; cands the candidates assembly is
-// offered.
+// a wanted fact times the estimate that it is on topic, per its length
+// in characters to the power lengthPower (choiceScore), so that a short
+// sentence with the same promise goes first and a long one must promise
+// more for the room it takes. turns are the kept nuggets in the order
+// the facets give them turns; cands the candidates assembly is offered.
 func (r *run) sentenceScore(turns []pipeline.Nugget, cands []pipeline.Candidate) func(pipeline.Candidate) float64 {
 	features := r.choiceFeatures(turns, cands)
 	return func(c pipeline.Candidate) float64 {
