@@ -14,7 +14,7 @@ import (
 // Version names the engine in ModelResponse.Model and in the answer cache's
 // namespace. Change it whenever a method changes its answers, so cached
 // answers of the old methods are not replayed as the new ones'.
-const Version = "offline-v39" // v39: "So" before a pronoun or "tonight" is an opener; "That's why ..." refers back
+const Version = "offline-v40" // v40: "It" with a verb of its own refers back; "Let us ..." is a proposal
 
 // Analyzer is the text analysis the engine works with.
 type Analyzer interface {

@@ -203,6 +203,14 @@ func TestCleanSentence(t *testing.T) {
 		{"So let's act", "Let's act."},
 		{"So here's my plan: more teachers", "Here's my plan: more teachers."},
 		{"So many ships were lost that the trade stopped", "So many ships were lost that the trade stopped."},
+		// Contractions link too (George W Bush, 2001); "And," and "But,"
+		// with their comma, "Therefore" and "Indeed" without theirs and
+		// "By the way," are openers (Biden, 2021; Lyndon B Johnson, 1968;
+		// Eisenhower, 1954).
+		{"So I've asked the Secretary of Defense to review the Armed Forces", "I've asked the Secretary of Defense to review the Armed Forces."},
+		{"And, by the way, it will lower prescription drug costs", "It will lower prescription drug costs."},
+		{"Therefore we must start building 300,000 housing units", "We must start building 300,000 housing units."},
+		{"Indeed we shall be glad to confer", "We shall be glad to confer."},
 		{"So long as the war lasts, duties stay", "So long as the war lasts, duties stay."},
 	}
 	for _, tt := range tests {

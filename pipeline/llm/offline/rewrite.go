@@ -44,7 +44,7 @@ var discourseOpeners = []string{
 	"First, ", "Second, ", "Third, ", "Secondly, ", "Thirdly, ", "Likewise, ", "Similarly, ", "Instead, ",
 	"As a result, ", "As a result ", "For this reason, ", "For this reason ", "To this end, ", "In this connection, ",
 	"In this regard, ", "In the first place, ", "In the second place, ", "In addition ", "In fact ",
-	"So ",
+	"So ", "And, ", "But, ", "Therefore ", "Indeed ", "By the way, ",
 }
 
 // dropOpeners removes the discourse openers at the start of s, repeatedly
@@ -71,7 +71,8 @@ var phraseLeads = map[string]string{"As a result ": "of", "In addition ": "to"}
 // sentence to the one before ("So tonight I propose ...", "So I ask
 // Congress ...", "So we have ..."); before others it leads a phrase the
 // sentence needs ("So many ships ...", "So long as ...").
-var soLinks = setOf(strings.Fields(`i we you tonight today let let's now here here's our my this`))
+var soLinks = setOf(strings.Fields(`i we you tonight today let let's now here here's our my this
+	i've i'm i'll we've we're we'll you've you're`))
 
 // leadsPhrase reports whether opener o, followed by rest, leads a phrase
 // that the sentence needs rather than linking it to the one before.
@@ -132,14 +133,7 @@ func referBack(s string) bool {
 		"therein", "thereby", "thereof", "whereupon":
 		return true
 	case "it":
-		if expletiveVerbs[next] {
-			rest := strings.ToLower(strings.Join(words[2:min(len(words), 10)], " "))
-			if strings.Contains(" "+rest+" ", " that ") || strings.Contains(" "+rest+" ", " to ") ||
-				strings.Contains(" "+rest+" ", " whether ") || strings.Contains(" "+rest+" ", " for ") {
-				return false
-			}
-		}
-		return true
+		return !pointsAheadIt(words)
 	case "that", "those":
 		// "That country", "those measures" point away from the speaker,
 		// at what was said before; "those who", "that of" point ahead.
@@ -166,6 +160,78 @@ func referBack(s string) bool {
 	}
 	return false
 }
+
+// pointsAheadIt reports whether a sentence's opening "It" (words are the
+// sentence's first words) points at a clause after it rather than at
+// something said before: "It is estimated that ...", "It was decided to
+// ...", "It has been heretofore known to Congress that ...", "It must add
+// to your concern to be informed that ...". A "that" followed by a verb
+// opens a relative clause, not the clause "It" stands for ("It is the
+// first exposition of its kind that has ever been held"); "It" with a
+// verb of its own ("It has undertaken this year to administer relief",
+// "It will strengthen our efforts to ban ...") is something named before.
+func pointsAheadIt(words []string) bool {
+	if len(words) < 2 {
+		return false
+	}
+	verb := strings.ToLower(words[1])
+	if !expletiveVerbs[verb] {
+		return false
+	}
+	i := 2
+	for i < len(words) && itAdverb(strings.ToLower(words[i])) {
+		i++
+	}
+	next := ""
+	if i < len(words) {
+		next = strings.ToLower(words[i])
+	}
+	thatOnly := false // only a "that" clause shows that "It" points ahead
+	switch {
+	case (verb == "has" || verb == "had") && next != "been":
+		return false // "It has undertaken ...": a perfect of its own
+	case modalVerbs[verb] && !copulaAfterModal[next]:
+		thatOnly = true // "It will strengthen ...", unless "It must add ... that"
+	}
+	rest := words[2:min(len(words), 10)]
+	for k, w := range rest {
+		switch strings.ToLower(w) {
+		case "that":
+			if k+1 < len(rest) && relativeAfterThat[strings.ToLower(rest[k+1])] {
+				continue // "... of its kind that has ever been held"
+			}
+			return true
+		case "to", "whether", "for":
+			if !thatOnly {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// itAdverb reports whether a word between "It" and its verb's next part
+// is an adverb ("It has already ...", "It is now well ascertained",
+// "It would materially add ...").
+func itAdverb(w string) bool {
+	switch w {
+	case "also", "now", "already", "not", "never", "ever", "still", "thus", "therefore", "then", "further",
+		"long", "just", "often", "always", "heretofore", "hitherto", "indeed", "quite", "well", "no", "doubt":
+		return true
+	}
+	return strings.HasSuffix(w, "ly") && len(w) > 4
+}
+
+var (
+	// modalVerbs are the verbs of expletiveVerbs that take another verb.
+	modalVerbs = setOf(strings.Fields(`will would may might can could should must`))
+	// copulaAfterModal are the verbs after a modal with which "It" may
+	// still point ahead ("It will be necessary to ...", "It may seem that").
+	copulaAfterModal = setOf(strings.Fields(`be have seem appear become remain`))
+	// relativeAfterThat are the words after which a "that" is a relative
+	// pronoun with its verb ("a policy that can help").
+	relativeAfterThat = setOf(strings.Fields(`has have had is are was were can could will would may might shall should must does did`))
+)
 
 // demonstrativeOfSituation reports whether the words after a demonstrative
 // name the speaker's situation ("year", "great Nation", "Congress"): the
@@ -294,6 +360,9 @@ var (
 // and a claim of others.
 func classify(s string) stance {
 	words := reWord.FindAllString(s, -1)
+	if exhortation(words) {
+		return stanceProposal
+	}
 	person, proposal, normative, opinion, reported := false, false, false, false, false
 	for i, w := range words {
 		l := strings.ToLower(w)
@@ -331,6 +400,24 @@ func classify(s string) stance {
 		return stanceSpeaker
 	}
 	return stanceFact
+}
+
+// exhortation reports whether a sentence (its words) calls on its
+// hearers to act, as a proposal does: "Let us fund new technologies
+// ...", "Let's ...", "Let all Americans affirm ...", "Let this be our
+// national goal". "Let me ..." is the speaker's own account ("Let me be
+// clear: ...").
+func exhortation(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	switch strings.ToLower(words[0]) {
+	case "let's", "let’s":
+		return true
+	case "let":
+		return len(words) > 1 && strings.ToLower(words[1]) != "me"
+	}
+	return false
 }
 
 // reportingVerbs words the attribution of each stance.

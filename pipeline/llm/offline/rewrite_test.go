@@ -186,6 +186,24 @@ func TestReferBack(t *testing.T) {
 		{"That's why Congress should undo the cuts.", true},
 		{"That’s why my plan guarantees four more years of school.", true},
 		{"That is why we acted.", true},
+		// "It" with a verb of its own is something named before (Hoover,
+		// 1931; Carter, 1979; Trump, 2020); a "that" with its verb opens
+		// a relative clause (Theodore Roosevelt, 1908; Carter, 1981).
+		{"It has undertaken this year to administer relief to 100,000 sufferers.", true},
+		{"It has already set up new standards for the conduct of nations.", true},
+		{"It will strengthen our efforts to ban nuclear tests.", true},
+		{"It will also bring trade with Mexico and Canada to a much higher degree.", true},
+		{"It is the first exposition of its kind that has ever been held in Asia.", true},
+		{"It is a policy that can truly help alleviate the problems.", true},
+		// ... while these point ahead, as before.
+		{"It has been heretofore known to Congress that frequent incursions have been made.", false},
+		{"It had been made manifest by a Congressional investigation that a system was in use.", false},
+		{"It must add to your concern to be informed that the tribes are hostile.", false},
+		{"It will be necessary to provide for the new Territories.", false},
+		{"It is now well ascertained that the exchanges have grown.", false},
+		{"It is with satisfaction that I am able to announce the treaty.", false},
+		{"It is a subject for congratulation that Brazil has taken the step.", false},
+		{"It appears that the number of desertions has diminished.", false},
 	}
 	for _, tt := range tests {
 		if got := referBack(tt.s); got != tt.want {
@@ -232,6 +250,13 @@ func TestClassify(t *testing.T) {
 		{"The greatest existing cause of lynching is the perpetration of the hideous crime of rape.", stanceOpinion},
 		{"The lynching at New Orleans took place in March.", stanceFact},
 		{"Its advocates claimed that prices would fall.", stanceReported},
+		// A call on the hearers to act is a proposal (George W Bush,
+		// 2008; George Bush, 1990); "Let me" is the speaker's own.
+		{"Let us fund new technologies that can generate coal power.", stanceProposal},
+		{"Let's make the tax cuts permanent.", stanceProposal},
+		{"Let all Americans affirm our allegiance to this idea.", stanceProposal},
+		{"Let me be clear: I will veto it.", stanceSpeaker},
+		{"Letters from the consuls report the famine.", stanceFact},
 	}
 	for _, tt := range tests {
 		if got := classify(tt.s); got != tt.want {
