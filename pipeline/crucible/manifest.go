@@ -33,8 +33,10 @@ import (
 // the request leaves out may hold one word of what it asks
 // (subject.leavesOut), a title asked as a question sets its period, and
 // the choice multiplies by the on-topic estimate itself and divides by
-// the length to the power 0.75 (choiceScore).
-const Version = "crucible-pipeline-v12"
+// the length to the power 0.75 (choiceScore). v13 (session 26): the
+// subject is read from what the request asks, not from the clauses that
+// say what to leave aside (newSubject).
+const Version = "crucible-pipeline-v13"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -68,7 +68,8 @@ const (
 )
 
 // subject is what a report request is about, read from its title and
-// problem statement and from what its best passages share
+// what its problem statement asks (not the clauses that say what to leave
+// aside: pipeline.Request.Asked) and from what its best passages share
 // (docs/pipeline.md, "On topic"). A text speaks of the subject when it
 // holds
 //
@@ -178,7 +179,11 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	// in lower case.
 	acronymTerms := map[string]bool{}
 	lowerTerms := map[string]bool{}
-	text := req.Title + "\n" + req.ProblemStatement
+	// The subject is what the request asks: a term it writes only in a
+	// clause that says what to leave aside ("leave aside the size of the
+	// deficits themselves, the line-item veto ...") names what the report
+	// is not about, and "aside" nothing at all.
+	text := req.Title + "\n" + req.Asked()
 	s.leftOut, s.leftOutPairs, s.askedPairs = leftOut(req, req.Title+"\n"+req.Asked(), terms, meta)
 	// The title names its subject by acronyms when they are all it names:
 	// its other words are request words ("in presidential addresses").
@@ -478,7 +483,7 @@ func (s *subject) names(req pipeline.Request) []string {
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(req.Title+"\n"+req.ProblemStatement, notWordRune) {
+	for _, w := range strings.FieldsFunc(req.Title+"\n"+req.Asked(), notWordRune) {
 		name := ""
 		switch {
 		case s.acronyms[w]:

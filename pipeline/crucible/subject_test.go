@@ -468,6 +468,32 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 			t.Errorf("leavesOut(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
+	// A term the request writes only where it says what to leave aside
+	// names no subject; one it also asks for does (sotu46-05).
+	req = pipeline.Request{
+		Title: "Budget deadlines and stopgap spending bills, 1987-2014",
+		ProblemStatement: "Report the late spending bills and the stopgap measures. " +
+			"Leave aside the deficits themselves and the line-item veto.",
+	}
+	best = append(repeat("the spending bills were late and stopgap measures followed", 20),
+		repeat("the deficits and the line-item veto", 20)...)
+	s, err = newSubject(context.Background(), req, best, words,
+		fakeDocFreq(map[string]int{"spending": 30, "bills": 40, "stopgap": 4, "deficits": 12, "veto": 9, "aside": 6}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"Congress passed another stopgap measure.", true},              // an anchor asked for
+		{"The deficits rose and the veto was used twice.", false},       // anchors only of what is left aside
+		{"The stopgap bills kept spending at last year's level.", true}, // what is asked
+	} {
+		if got := s.covers(tt.text, false); got != tt.want {
+			t.Errorf("covers(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
 	var none *subject
 	if none.leavesOut("Hawaii") {
 		t.Error("a nil subject leaves nothing out")
