@@ -299,6 +299,13 @@ var goldSets = []goldSet{
 	// and 0.534 (offline-v39 the same; testdata/eval/README.md).
 	{"sotu45 (held out)", "sotu45-requests.jsonl", "sotu45-nuggets.jsonl", "sotu45-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 	{"sotu46 (held out)", "sotu46-requests.jsonl", "sotu46-nuggets.jsonl", "sotu46-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu47 (the economy) and sotu48 (the army and navy): their blind
+	// first runs (session 26, crucible-pipeline-v13) gave the engine 34
+	// and 38 facts against the lead baseline's 10 and 9, and 0.930 and
+	// 0.754 on topic against 0.770 and 0.546 (v12: 31 and 39 facts, 0.825
+	// and 0.738; testdata/eval/README.md).
+	{"sotu47 (held out)", "sotu47-requests.jsonl", "sotu47-nuggets.jsonl", "sotu47-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	{"sotu48 (held out)", "sotu48-requests.jsonl", "sotu48-nuggets.jsonl", "sotu48-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the

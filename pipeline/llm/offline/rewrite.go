@@ -200,6 +200,9 @@ func pointsAheadIt(words []string) bool {
 			if k+1 < len(rest) && relativeAfterThat[strings.ToLower(rest[k+1])] {
 				continue // "... of its kind that has ever been held"
 			}
+			if thatOnly && k == i-1 {
+				continue // right after the verb, its object's: "It will reduce that danger"
+			}
 			return true
 		case "to", "whether", "for":
 			if !thatOnly {

@@ -193,6 +193,7 @@ func TestReferBack(t *testing.T) {
 		{"It has already set up new standards for the conduct of nations.", true},
 		{"It will strengthen our efforts to ban nuclear tests.", true},
 		{"It will also bring trade with Mexico and Canada to a much higher degree.", true},
+		{"It will certainly reduce that danger.", true}, // Carter, 1979: "that" of the verb's object
 		{"It is the first exposition of its kind that has ever been held in Asia.", true},
 		{"It is a policy that can truly help alleviate the problems.", true},
 		// ... while these point ahead, as before.
