@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/crucible-portal/crucible/pipeline"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
 )
 
@@ -26,7 +27,8 @@ const (
 	titleFactor = 1.5
 )
 
-// profile is the vocabulary of a report request.
+// profile is the vocabulary of a report request: its title and what its
+// problem statement asks (core), its background.
 type profile struct {
 	// weight maps a term to coreWeight (title or problem statement; times
 	// titleFactor for the title's) or backgroundWeight (background only),
@@ -42,7 +44,12 @@ type profile struct {
 func (e *Engine) profileOf(r prompts.RequestInfo) profile {
 	p := profile{weight: map[string]float64{}, coreSet: map[string]bool{}}
 	title := setOf(e.an.Terms(r.Title))
-	for _, t := range e.an.Terms(r.Title + "\n" + r.ProblemStatement) {
+	// What the problem statement asks, not the clauses that say what to
+	// leave aside ("leave aside the line-item veto"): a term written only
+	// there names what the report is not about (as the subject reads it:
+	// pipeline/crucible's newSubject).
+	asked, _ := pipeline.SplitExclusions(r.ProblemStatement)
+	for _, t := range e.an.Terms(r.Title + "\n" + asked) {
 		if _, seen := p.weight[t]; seen {
 			continue
 		}
