@@ -30,12 +30,12 @@ const (
 // profile is the vocabulary of a report request: its title and what its
 // problem statement asks (core), its background.
 type profile struct {
-	// weight maps a term to coreWeight (title or problem statement; times
-	// titleFactor for the title's) or backgroundWeight (background only),
-	// times metaScale.
+	// weight maps a term to coreWeight (title or what the problem
+	// statement asks; times titleFactor for the title's) or
+	// backgroundWeight (background only), times metaScale.
 	weight map[string]float64
-	// core lists the title and problem statement terms, distinct and in
-	// the order of first use.
+	// core lists the terms of the title and of what the problem statement
+	// asks, distinct and in the order of first use.
 	core []string
 	// coreSet holds the core terms that are neither meta nor common words.
 	coreSet map[string]bool
