@@ -75,10 +75,19 @@ func (d *DB) DocumentDates(ctx context.Context, ids []string) (map[string]string
 }
 
 // Passages returns the document's passages in order, or an error wrapping
-// pipeline.ErrNotFound when the document does not exist.
+// pipeline.ErrNotFound when the document does not exist. The texts are cut
+// from the document's text, read once (the store keeps each text once).
 func (d *DB) Passages(ctx context.Context, docID string) ([]pipeline.Passage, error) {
+	var text string
+	err := d.db.QueryRowContext(ctx, `SELECT text FROM documents WHERE id = ?`, docID).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("document %q: %w", docID, errNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("passages of %q: %w", docID, err)
+	}
 	rows, err := d.db.QueryContext(ctx,
-		`SELECT ordinal, start, "end", text FROM passages WHERE doc_id = ? ORDER BY ordinal`, docID)
+		`SELECT ordinal, start, "end" FROM passages WHERE doc_id = ? ORDER BY ordinal`, docID)
 	if err != nil {
 		return nil, fmt.Errorf("passages of %q: %w", docID, err)
 	}
@@ -86,45 +95,53 @@ func (d *DB) Passages(ctx context.Context, docID string) ([]pipeline.Passage, er
 	var ps []pipeline.Passage
 	for rows.Next() {
 		p := pipeline.Passage{DocID: docID}
-		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
+		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End); err != nil {
 			return nil, fmt.Errorf("passages of %q: %w", docID, err)
+		}
+		if p.Text, err = cut(text, p); err != nil {
+			return nil, err
 		}
 		ps = append(ps, p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("passages of %q: %w", docID, err)
 	}
-	if len(ps) == 0 {
-		var n int
-		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE id = ?`, docID).Scan(&n); err != nil {
-			return nil, fmt.Errorf("passages of %q: %w", docID, err)
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("document %q: %w", docID, errNotFound)
-		}
-	}
 	return ps, nil
+}
+
+// cut returns passage p's text: its document's bytes p.Start..p.End, or an
+// error naming the passage when the stored offsets do not fit the text.
+func cut(text string, p pipeline.Passage) (string, error) {
+	if p.Start < 0 || p.Start > p.End || p.End > len(text) {
+		return "", fmt.Errorf("passage %s: offsets %d..%d outside its document's %d bytes", p.ID(), p.Start, p.End, len(text))
+	}
+	return text[p.Start:p.End], nil
 }
 
 // Passage returns one passage by document id and ordinal.
 func (d *DB) Passage(ctx context.Context, docID string, ordinal int) (pipeline.Passage, error) {
 	p := pipeline.Passage{DocID: docID, Ordinal: ordinal}
+	var text string
 	err := d.db.QueryRowContext(ctx,
-		`SELECT start, "end", text FROM passages WHERE doc_id = ? AND ordinal = ?`, docID, ordinal).
-		Scan(&p.Start, &p.End, &p.Text)
+		`SELECT p.start, p."end", d.text FROM passages p JOIN documents d ON d.id = p.doc_id
+		WHERE p.doc_id = ? AND p.ordinal = ?`, docID, ordinal).
+		Scan(&p.Start, &p.End, &text)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, fmt.Errorf("passage %s: %w", pipeline.PassageID(docID, ordinal), errNotFound)
 	}
 	if err != nil {
 		return p, fmt.Errorf("load passage %s: %w", pipeline.PassageID(docID, ordinal), err)
 	}
-	return p, nil
+	p.Text, err = cut(text, p)
+	return p, err
 }
 
 // HitPassages loads the passages named by ids ("doc#ordinal") and the
-// titles of their documents in one query per 400 passages (a search page,
-// or a retrieval of 100 documents, is one round trip). Unknown passages
-// are absent from the map; a malformed id is an error.
+// titles of their documents: one query per 400 passages for their offsets
+// and titles, then one per 500 of their documents for the texts, each
+// document's text read once however many of its passages are asked for (a
+// search page, or a retrieval of 100 documents, is two round trips).
+// Unknown passages are absent from the map; a malformed id is an error.
 func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline.Passage, map[string]string, error) {
 	passages := make(map[string]pipeline.Passage, len(ids))
 	titles := make(map[string]string)
@@ -136,7 +153,7 @@ func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline
 		var q strings.Builder
 		// A join with the list (not "IN (VALUES ...)", which SQLite
 		// answers by scanning every passage) looks each one up by key.
-		q.WriteString(`SELECT p.doc_id, p.ordinal, p.start, p."end", p.text, d.title FROM (VALUES `)
+		q.WriteString(`SELECT p.doc_id, p.ordinal, p.start, p."end", d.title FROM (VALUES `)
 		for i, id := range part {
 			docID, ord, err := pipeline.ParsePassageID(id)
 			if err != nil {
@@ -157,7 +174,7 @@ func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline
 		for rows.Next() {
 			var p pipeline.Passage
 			var title string
-			if err := rows.Scan(&p.DocID, &p.Ordinal, &p.Start, &p.End, &p.Text, &title); err != nil {
+			if err := rows.Scan(&p.DocID, &p.Ordinal, &p.Start, &p.End, &title); err != nil {
 				rows.Close()
 				return nil, nil, fmt.Errorf("load passages: %w", err)
 			}
@@ -170,7 +187,55 @@ func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline
 			return nil, nil, fmt.Errorf("load passages: %w", err)
 		}
 	}
+	docIDs := make([]string, 0, len(titles))
+	for id := range titles {
+		docIDs = append(docIDs, id)
+	}
+	texts, err := d.texts(ctx, docIDs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load passages: %w", err)
+	}
+	for id, p := range passages {
+		if p.Text, err = cut(texts[p.DocID], p); err != nil {
+			return nil, nil, err
+		}
+		passages[id] = p
+	}
 	return passages, titles, nil
+}
+
+// texts reads the texts of the documents with the ids, by id, in one
+// query per 500 of them; unknown ids are absent.
+func (d *DB) texts(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	const chunk = 500 // well under SQLite's bound on query parameters
+	for len(ids) > 0 {
+		part := ids[:min(chunk, len(ids))]
+		ids = ids[len(part):]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := d.db.QueryContext(ctx,
+			`SELECT id, text FROM documents WHERE id IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, text string
+			if err := rows.Scan(&id, &text); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = text
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Titles returns the titles of the given documents; unknown ids are absent
@@ -271,6 +336,11 @@ func (d *DB) readStats(ctx context.Context) (pipeline.CollectionStats, error) {
 // and passages) is left as it is and listed in ReplaceResult.Unchanged.
 // Either the whole batch is stored or nothing is.
 //
+// A passage is stored as its offsets into its document: its text must be
+// the document's bytes Start..End (as pipeline.Ingester makes it), or the
+// batch is refused with an error wrapping pipeline.ErrInvalid that names
+// the passage.
+//
 // A batch that writes anything is journalled in ingest_batches in the same
 // transaction (its number, the ids written and the versions replaced), so
 // an index that lost the batch can be brought back in step exactly
@@ -297,10 +367,10 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 		return st
 	}
 	oldDoc := prepare(`SELECT title, text, metadata, source FROM documents WHERE id = ?`)
-	oldPassages := prepare(`SELECT ordinal, start, "end", text FROM passages WHERE doc_id = ? ORDER BY ordinal`)
+	oldPassages := prepare(`SELECT ordinal, start, "end" FROM passages WHERE doc_id = ? ORDER BY ordinal`)
 	del := prepare(`DELETE FROM documents WHERE id = ?`)
 	insDoc := prepare(`INSERT INTO documents (id, title, text, metadata, source, ingested_at, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	insPas := prepare(`INSERT INTO passages (doc_id, ordinal, start, "end", text) VALUES (?, ?, ?, ?, ?)`)
+	insPas := prepare(`INSERT INTO passages (doc_id, ordinal, start, "end") VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return res, fmt.Errorf("store documents: %w", err)
 	}
@@ -322,6 +392,13 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 		mj, err := json.Marshal(meta)
 		if err != nil {
 			return res, fmt.Errorf("store document %q: metadata: %w", doc.ID, err)
+		}
+		// The store keeps each text once: a passage is its offsets
+		// into the document, so its text must be those bytes.
+		for _, p := range b.Passages {
+			if t, err := cut(doc.Text, p); err != nil || t != p.Text {
+				return res, pipeline.Invalidf("store passage %s: its text is not its document's bytes %d..%d", p.ID(), p.Start, p.End)
+			}
 		}
 		prev, same, found, err := loadPrevious(ctx, oldDoc, oldPassages, b, string(mj))
 		if err != nil {
@@ -349,7 +426,7 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
 		}
 		for _, p := range b.Passages {
-			if _, err := insPas.ExecContext(ctx, doc.ID, p.Ordinal, p.Start, p.End, p.Text); err != nil {
+			if _, err := insPas.ExecContext(ctx, doc.ID, p.Ordinal, p.Start, p.End); err != nil {
 				return res, fmt.Errorf("store passage %s: %w", p.ID(), err)
 			}
 		}
@@ -386,7 +463,10 @@ func loadPrevious(ctx context.Context, doc, passages *sql.Stmt, b pipeline.Inges
 	defer rows.Close()
 	for rows.Next() {
 		p := pipeline.Passage{DocID: id}
-		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
+		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End); err != nil {
+			return prev, false, true, err
+		}
+		if p.Text, err = cut(text, p); err != nil {
 			return prev, false, true, err
 		}
 		prev.Passages = append(prev.Passages, p)
@@ -413,19 +493,36 @@ func samePassages(a, b []pipeline.Passage) bool {
 
 // EachPassage calls fn for every stored passage, in document id and ordinal
 // order, with its document's title. It streams: memory stays flat however
-// large the collection.
+// large the collection. Each document's text is read once, with its first
+// passage, and the passages are cut from it.
 func (d *DB) EachPassage(ctx context.Context, fn func(title string, p pipeline.Passage) error) error {
-	rows, err := d.db.QueryContext(ctx, `SELECT p.doc_id, d.title, p.ordinal, p.start, p."end", p.text
+	rows, err := d.db.QueryContext(ctx, `SELECT p.doc_id, d.title, p.ordinal, p.start, p."end",
+		CASE WHEN p.ordinal = 0 THEN d.text END
 		FROM passages p JOIN documents d ON d.id = p.doc_id ORDER BY p.doc_id, p.ordinal`)
 	if err != nil {
 		return fmt.Errorf("read passages: %w", err)
 	}
 	defer rows.Close()
+	var doc, text string
 	for rows.Next() {
 		var title string
+		var first sql.NullString
 		var p pipeline.Passage
-		if err := rows.Scan(&p.DocID, &title, &p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
+		if err := rows.Scan(&p.DocID, &title, &p.Ordinal, &p.Start, &p.End, &first); err != nil {
 			return fmt.Errorf("read passages: %w", err)
+		}
+		if p.DocID != doc {
+			doc, text = p.DocID, first.String
+			// Ordinals start at 0 (pipeline.Ingester); a document
+			// stored otherwise has its text read on its own.
+			if !first.Valid {
+				if err := d.db.QueryRowContext(ctx, `SELECT text FROM documents WHERE id = ?`, doc).Scan(&text); err != nil {
+					return fmt.Errorf("read passages of %q: %w", doc, err)
+				}
+			}
+		}
+		if p.Text, err = cut(text, p); err != nil {
+			return err
 		}
 		if err := fn(title, p); err != nil {
 			return err
