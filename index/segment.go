@@ -36,7 +36,8 @@ func Segment(text string, maxChars int) []pipeline.Span {
 	}
 	var out, units []pipeline.Span
 	for _, s := range Sentences(text) {
-		if utf8.RuneCountInString(text[s.Start:s.End]) <= maxChars {
+		// A span of at most maxChars bytes has at most maxChars runes.
+		if s.End-s.Start <= maxChars || utf8.RuneCountInString(text[s.Start:s.End]) <= maxChars {
 			units = append(units, s)
 			continue
 		}
@@ -55,8 +56,16 @@ func segPack(text string, units []pipeline.Span, maxChars int, out []pipeline.Sp
 		return out
 	}
 	cur := units[0]
-	n := utf8.RuneCountInString(text[cur.Start:cur.End])
+	n := -1 // cur's runes, counted once its bytes could exceed maxChars
 	for _, u := range units[1:] {
+		if u.End-cur.Start <= maxChars { // no more runes than bytes
+			cur.End = u.End
+			n = -1
+			continue
+		}
+		if n < 0 {
+			n = utf8.RuneCountInString(text[cur.Start:cur.End])
+		}
 		add := utf8.RuneCountInString(text[cur.End:u.End])
 		if n+add <= maxChars {
 			cur.End = u.End
@@ -65,7 +74,7 @@ func segPack(text string, units []pipeline.Span, maxChars int, out []pipeline.Sp
 		}
 		out = append(out, cur)
 		cur = u
-		n = utf8.RuneCountInString(text[u.Start:u.End])
+		n = -1
 	}
 	return append(out, cur)
 }
@@ -138,6 +147,9 @@ func Sentences(text string) []pipeline.Span {
 	// listStart: the previous word opens a sentence or follows a colon, where
 	// a list number ("2.") starts an item rather than ending a sentence.
 	listStart := false
+	// Every CJK terminator's UTF-8 encoding starts with 0xE3 or 0xEF: a
+	// text with neither byte needs no look inside its words.
+	cjk := strings.IndexByte(text, 0xE3) >= 0 || strings.IndexByte(text, 0xEF) >= 0
 	i := 0
 	for i < len(text) {
 		gapStart := i
@@ -168,6 +180,10 @@ func Sentences(text string) []pipeline.Span {
 		listStart = sentStart == ws || text[prevEnd-1] == ':'
 		prevStart = ws
 		// Cut inside the word after CJK full stops, which need no space.
+		if !cjk {
+			prevEnd = i
+			continue
+		}
 		for _, cut := range segCJKCuts(word) {
 			spans = append(spans, pipeline.Span{Start: sentStart, End: ws + cut})
 			sentStart = ws + cut
@@ -209,6 +225,10 @@ func segSkip(text string, i int, space bool) int {
 	}
 	return i
 }
+
+// segASCIIEnd marks the ASCII characters a word that ends a sentence may
+// end in: terminal punctuation and closing marks.
+var segASCIIEnd = [utf8.RuneSelf]bool{'.': true, '?': true, '!': true, '"': true, '\'': true, ')': true, ']': true, '}': true}
 
 // segASCIISpace marks the ASCII characters unicode.IsSpace accepts.
 var segASCIISpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
@@ -339,7 +359,7 @@ func segOpener(r rune) bool {
 // segEndsSentence reports whether a sentence ends between word and next,
 // two consecutive words separated by white space without a paragraph break.
 func segEndsSentence(word, next string) bool {
-	if c := word[len(word)-1]; c < utf8.RuneSelf && !strings.ContainsRune(".?!\"')]}", rune(c)) {
+	if c := word[len(word)-1]; c < utf8.RuneSelf && !segASCIIEnd[c] {
 		return false // fast path: most words end in a letter, digit or comma
 	}
 	t := strings.TrimRightFunc(word, segCloser)
