@@ -446,21 +446,16 @@ func (bf benchFlags) runPeers(ctx context.Context, docs []pipeline.IngestDocumen
 }
 
 // baseID maps a passage id of a replicated corpus to the id of the
-// original passage ("doc~3#7" → "doc#7"): at 10× every passage has ten
-// copies with equal scores, and which copies make the top k is the
-// engines' tie order, not their ranking.
+// original passage ("3~doc#7" → "doc#7", see replicate): at 10× every
+// passage has ten copies with equal scores, and which copies make the top
+// k is the engines' tie order, not their ranking.
 func baseID(id string) string {
-	i := strings.LastIndexByte(id, '#')
-	if i < 0 {
-		return id
-	}
-	doc := id[:i]
-	if j := strings.LastIndexByte(doc, '~'); j >= 0 {
-		if _, err := strconv.Atoi(doc[j+1:]); err == nil {
-			doc = doc[:j]
+	if j := strings.IndexByte(id, '~'); j > 0 {
+		if _, err := strconv.Atoi(id[:j]); err == nil {
+			return id[j+1:]
 		}
 	}
-	return doc + id[i:]
+	return id
 }
 
 // topOverlap is the mean, over queries where either side has hits, of the

@@ -62,14 +62,17 @@ func TestParsePeerOutput(t *testing.T) {
 
 func TestTopOverlap(t *testing.T) {
 	t.Parallel()
-	if got := baseID("sotu-1790~12#3"); got != "sotu-1790#3" {
+	if got := baseID("12~sotu-1790#3"); got != "sotu-1790#3" {
 		t.Errorf("baseID = %q", got)
 	}
 	if got := baseID("a~b#3"); got != "a~b#3" {
 		t.Errorf("baseID of an id with a non-numeric ~ = %q", got)
 	}
-	ref := [][]string{{"a#0", "b#0", "c#0", "d#0"}, {"x#1", "x~1#1"}, {}, {"z#0"}}
-	other := [][]string{{"b#0", "a#0", "e#0", "f#0"}, {"x~2#1", "x~3#1"}, {}, {}}
+	if got := baseID("1x~b#3"); got != "1x~b#3" {
+		t.Errorf("baseID of an id with a non-numeric ~ = %q", got)
+	}
+	ref := [][]string{{"a#0", "b#0", "c#0", "d#0"}, {"x#1", "1~x#1"}, {}, {"z#0"}}
+	other := [][]string{{"b#0", "a#0", "e#0", "f#0"}, {"2~x#1", "3~x#1"}, {}, {}}
 	got, n := topOverlap(ref, other)
 	// 2/4, 2/2 (copies count as the original), skipped, 0/1.
 	if want := (0.5 + 1 + 0) / 3; n != 3 || got < want-1e-9 || got > want+1e-9 {
