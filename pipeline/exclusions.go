@@ -19,25 +19,58 @@ import (
 // of a sentence or of a clause (after a comma, a semicolon or a colon, and
 // an "and", "but" or "then"), so that "the lands set aside for the
 // parks", "the order setting aside the reserves" or "the act excluding
-// Chinese laborers" say what is asked; "do not cover" anywhere. Group 1
-// is the marker itself.
-var excludeMarker = regexp.MustCompile(`(?i)(?:^|[,;:]\s*(?:(?:and|but|then)\s+)?)((?:leave|leaving|set|setting|put|putting)\s+aside\b|excluding\b)|\b((?:do\s+not|don't|need\s+not)\s+(?:cover|include|describe|discuss|report\s+on)\b)`)
+// Chinese laborers" say what is asked; "do not cover" anywhere (group 1
+// or 2 is the marker itself). "Other than" and "apart from" (group 3)
+// narrow the phrase they follow anywhere: "immigration other than the
+// exclusion of the Chinese", "relations with Spain apart from the Cuban
+// insurrections"; but "apart from" after a verb of keeping or holding
+// separates ("keeping the public money apart from all banks") and says
+// what is asked (see phraseMarker).
+var excludeMarker = regexp.MustCompile(`(?i)(?:^|[,;:]\s*(?:(?:and|but|then)\s+)?)((?:leave|leaving|set|setting|put|putting)\s+aside\b|excluding\b)|\b((?:do\s+not|don't|need\s+not)\s+(?:cover|include|describe|discuss|report\s+on)\b)|\b(other\s+than|apart\s+from)\b`)
 
 // mayExclude finds the words a marker is made of anywhere, to pass by the
 // statements that have none.
-var mayExclude = regexp.MustCompile(`(?i)\baside\b|\bexcluding\b|\bnot\b|\bdon't\b`)
+var mayExclude = regexp.MustCompile(`(?i)\baside\b|\bexcluding\b|\bnot\b|\bdon't\b|\bthan\b|\bapart\b`)
 
-// markerAt returns where the first marker in s starts and ends, or nil.
-func markerAt(s string) []int {
-	m := excludeMarker.FindStringSubmatchIndex(s)
-	if m == nil {
-		return nil
+// markerAt returns where the first marker in s starts and ends, or nil,
+// and whether it narrows a phrase ("other than", "apart from"): such a
+// clause ends at a colon too, where what is asked goes on ("immigration
+// other than the exclusion of the Chinese: the numbers who arrived").
+func markerAt(s string) (loc []int, phrase bool) {
+	for _, m := range excludeMarker.FindAllStringSubmatchIndex(s, -1) {
+		switch {
+		case m[2] >= 0:
+			return m[2:4], false
+		case m[4] >= 0:
+			return m[4:6], false
+		case !separates(s[:m[6]], s[m[6]:m[7]]):
+			return m[6:8], true
+		}
 	}
-	if m[2] >= 0 {
-		return m[2:4]
-	}
-	return m[4:6]
+	return nil, false
 }
+
+// separates reports whether marker, an "apart from" after the text
+// before, says that something is kept apart rather than left out: a verb
+// of keeping or holding among the four words before it ("keeping the
+// public money apart from all banks", "set the lands apart from").
+func separates(before, marker string) bool {
+	if !strings.EqualFold(strings.Fields(marker)[0], "apart") {
+		return false
+	}
+	words := strings.Fields(before)
+	for i := len(words) - 1; i >= 0 && i >= len(words)-4; i-- {
+		if keepVerbs[strings.ToLower(strings.TrimFunc(words[i], notLetter))] {
+			return true
+		}
+	}
+	return false
+}
+
+// keepVerbs are the verbs that "apart from" can follow in the sense of
+// being kept separate.
+var keepVerbs = wordSet(`keep keeps keeping kept hold holds holding held set sets setting stand stands standing stood
+	live lives living lived stay stays staying stayed separate separates separating separated`)
 
 // Asked returns the request's problem statement without the clauses that
 // say what to leave out (see Excluded).
@@ -68,11 +101,11 @@ func SplitExclusions(statement string) (asked string, excluded []string) {
 	var kept []string
 	for _, s := range statementSentences(statement) {
 		for {
-			loc := markerAt(s)
+			loc, phrase := markerAt(s)
 			if loc == nil {
 				break
 			}
-			end := clauseEnd(s, loc[1])
+			end := clauseEnd(s, loc[1], phrase)
 			what := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[loc[1]:end]), ".;,"))
 			if what != "" {
 				excluded = append(excluded, what)
@@ -100,6 +133,8 @@ func SplitExclusions(statement string) (asked string, excluded []string) {
 				s = upperFirstRune(after)
 			case after == "" || after == ".":
 				s = before + "."
+			case after[0] == ':':
+				s = before + after
 			default:
 				s = before + ", " + after
 			}
@@ -112,10 +147,14 @@ func SplitExclusions(statement string) (asked string, excluded []string) {
 }
 
 // clauseEnd is where an exclusion clause that starts at from ends: before
-// the comma that precedes a request verb ("..., describe"), or at the
-// sentence's end.
-func clauseEnd(s string, from int) int {
+// the comma that precedes a request verb ("..., describe"), before a colon
+// when the clause narrows a phrase (see markerAt), or at the sentence's
+// end.
+func clauseEnd(s string, from int, phrase bool) int {
 	for i := from; i < len(s); i++ {
+		if phrase && s[i] == ':' {
+			return i
+		}
 		if s[i] != ',' && s[i] != ';' {
 			continue
 		}

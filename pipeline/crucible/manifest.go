@@ -35,8 +35,9 @@ import (
 // the choice multiplies by the on-topic estimate itself and divides by
 // the length to the power 0.75 (choiceScore). v13 (session 26): the
 // subject is read from what the request asks, not from the clauses that
-// say what to leave aside (newSubject).
-const Version = "crucible-pipeline-v13"
+// say what to leave aside (newSubject). v14 (session 27): "other than"
+// and "apart from" say what to leave aside too (pipeline.SplitExclusions).
+const Version = "crucible-pipeline-v14"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
