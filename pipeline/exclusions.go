@@ -79,12 +79,74 @@ func (r Request) Asked() string {
 	return asked
 }
 
-// Excluded returns what the request's problem statement says to leave
-// out, one entry per clause, without the words that say so ("the
+// AskedTitle returns the request's title without a clause that says what
+// to leave out ("Making the peace after the Second World War, apart from
+// Germany and Japan, 1946-1948" asks for "Making the peace after the
+// Second World War, 1946-1948"; SplitTitleExclusions).
+func (r Request) AskedTitle() string {
+	asked, _ := SplitTitleExclusions(r.Title)
+	return asked
+}
+
+// Excluded returns what the request's title and problem statement say to
+// leave out, one entry per clause, without the words that say so ("the
 // fisheries and the fur seals").
 func (r Request) Excluded() []string {
+	_, fromTitle := SplitTitleExclusions(r.Title)
 	_, excluded := SplitExclusions(r.ProblemStatement)
-	return excluded
+	return append(fromTitle, excluded...)
+}
+
+// SplitTitleExclusions splits a title into what it names and the clauses
+// that say what to leave out, as SplitExclusions does a problem
+// statement's. A title has no request verbs: a clause runs to a colon, to
+// a comma before a digit (the period that closes most titles: "..., apart
+// from the removal, 1791-1897") or to the title's end.
+func SplitTitleExclusions(title string) (asked string, excluded []string) {
+	if !mayExclude.MatchString(title) {
+		return title, nil
+	}
+	s := title
+	for {
+		loc, _ := markerAt(s)
+		if loc == nil {
+			break
+		}
+		end := titleClauseEnd(s, loc[1])
+		if what := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[loc[1]:end]), ".;,")); what != "" {
+			excluded = append(excluded, what)
+		}
+		before := strings.TrimSpace(strings.TrimRightFunc(strings.TrimSpace(s[:loc[0]]), func(r rune) bool { return r == ',' || r == ';' }))
+		after := strings.TrimSpace(s[end:])
+		switch {
+		case before == "":
+			s = upperFirstRune(strings.TrimSpace(strings.TrimLeft(after, ",;: ")))
+		case after == "":
+			s = before
+		case after[0] == ',' || after[0] == ':':
+			s = before + after
+		default:
+			s = before + " " + after
+		}
+	}
+	return s, excluded
+}
+
+// titleClauseEnd is where an exclusion clause of a title that starts at
+// from ends (see SplitTitleExclusions).
+func titleClauseEnd(s string, from int) int {
+	for i := from; i < len(s); i++ {
+		switch s[i] {
+		case ':':
+			return i
+		case ',':
+			rest := strings.TrimLeft(s[i+1:], " ")
+			if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 // SplitExclusions splits a problem statement into what it asks for and

@@ -85,3 +85,31 @@ func TestSplitExclusions(t *testing.T) {
 		t.Errorf("Excluded() = %q, want %q", got, want)
 	}
 }
+
+func TestSplitTitleExclusions(t *testing.T) {
+	tests := []struct {
+		title, asked string
+		excluded     []string
+	}{
+		{"Coaling stations and naval bases beyond the seas, 1878-1912", "Coaling stations and naval bases beyond the seas, 1878-1912", nil},
+		{"Making the peace after the war, apart from Germany and Japan, 1946-1948", "Making the peace after the war, 1946-1948", []string{"Germany and Japan"}},
+		{"China and the United States apart from immigration, 1861-1895", "China and the United States, 1861-1895", []string{"immigration"}},
+		{"Services for the aged other than pensions, housing loans and Medicare", "Services for the aged", []string{"pensions, housing loans and Medicare"}},
+		{"Relations with Spain apart from Cuba: ships and cargoes", "Relations with Spain: ships and cargoes", []string{"Cuba"}},
+		{"The tariff, excluding sugar, 1890-1897", "The tariff, 1890-1897", []string{"sugar"}},
+		{"Keeping the public money apart from the banks, 1837-1846", "Keeping the public money apart from the banks, 1837-1846", nil},
+	}
+	for _, tt := range tests {
+		asked, excluded := SplitTitleExclusions(tt.title)
+		if asked != tt.asked || !reflect.DeepEqual(excluded, tt.excluded) {
+			t.Errorf("SplitTitleExclusions(%q) = %q, %q; want %q, %q", tt.title, asked, excluded, tt.asked, tt.excluded)
+		}
+	}
+	r := Request{Title: "The Navy apart from the marines, 1880-1900", ProblemStatement: "Describe the cruisers. Leave aside the yards."}
+	if got, want := r.AskedTitle(), "The Navy, 1880-1900"; got != want {
+		t.Errorf("AskedTitle() = %q, want %q", got, want)
+	}
+	if got, want := r.Excluded(), []string{"the marines", "the yards"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Excluded() = %q, want %q", got, want)
+	}
+}

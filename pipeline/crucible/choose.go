@@ -129,7 +129,7 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 		}
 		return m
 	}
-	title, problem := termSet(r.req.Title), termSet(r.req.ProblemStatement)
+	title, problem := termSet(r.req.AskedTitle()), termSet(r.req.ProblemStatement)
 	kept := float64(max(len(turns), 1))
 	return func(c pipeline.Candidate) []float64 {
 		turn, ok := place[c.NuggetID]

@@ -183,12 +183,13 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	// clause that says what to leave aside ("leave aside the size of the
 	// deficits themselves, the line-item veto ...") names what the report
 	// is not about, and "aside" nothing at all.
-	text := req.Title + "\n" + req.Asked()
-	s.leftOut, s.leftOutPairs, s.askedPairs = leftOut(req, req.Title+"\n"+req.Asked(), terms, meta)
+	title := req.AskedTitle()
+	text := title + "\n" + req.Asked()
+	s.leftOut, s.leftOutPairs, s.askedPairs = leftOut(req, text, terms, meta)
 	// The title names its subject by acronyms when they are all it names:
 	// its other words are request words ("in presidential addresses").
 	titleWords := 0
-	for _, w := range strings.FieldsFunc(req.Title, notWordRune) {
+	for _, w := range strings.FieldsFunc(title, notWordRune) {
 		switch {
 		case isAcronym(w):
 			s.named = true
@@ -315,14 +316,14 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 			}
 		}
 	}
-	for _, t := range terms(req.Title) {
+	for _, t := range terms(title) {
 		if s.anchors[t] {
 			s.strong[t] = true
 		}
 	}
 	// The general part of a compound the title writes speaks of the
 	// subject only beside another anchor (see dependentTerms).
-	for t := range dependentTerms(req.Title, terms, s.anchors, df) {
+	for t := range dependentTerms(title, terms, s.anchors, df) {
 		delete(s.strong, t)
 	}
 	s.namedAfter = namedAfter(text, terms, s.anchors)
@@ -330,7 +331,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	for p := range s.phrases {
 		inPhrase[p[0]], inPhrase[p[1]] = true, true
 	}
-	for _, t := range terms(req.Title) {
+	for _, t := range terms(title) {
 		if !usable(t) || !alone[t] || inPhrase[t] || s.anchors[t] || units == 0 || len(best) == 0 || count[t] < anchorMinCount {
 			continue
 		}
@@ -483,7 +484,7 @@ func (s *subject) names(req pipeline.Request) []string {
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(req.Title+"\n"+req.Asked(), notWordRune) {
+	for _, w := range strings.FieldsFunc(req.AskedTitle()+"\n"+req.Asked(), notWordRune) {
 		name := ""
 		switch {
 		case s.acronyms[w]:

@@ -494,6 +494,32 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 			t.Errorf("covers(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
+	// A title's own "apart from" leaves out what it names (sotu52-07):
+	// those names are no anchors, and a text naming them is turned away.
+	req = pipeline.Request{
+		Title:            "Making the peace after the war, apart from Germany and Japan, 1946-1948",
+		ProblemStatement: "Describe the peace treaties and the states they covered.",
+	}
+	best = append(repeat("the peace treaties with the states", 20), repeat("germany and japan occupied", 20)...)
+	s, err = newSubject(context.Background(), req, best, words,
+		fakeDocFreq(map[string]int{"peace": 30, "treaties": 20, "germany": 10, "japan": 10, "occupied": 8}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.anchors["germany"] || s.anchors["japan"] {
+		t.Errorf("anchors %v hold a name the title leaves out", s.anchors)
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"The occupation of Germany went on.", true},
+		{"The peace treaties with Italy and Hungary were signed.", false},
+	} {
+		if got := s.leavesOut(tt.text); got != tt.want {
+			t.Errorf("leavesOut(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
 	var none *subject
 	if none.leavesOut("Hawaii") {
 		t.Error("a nil subject leaves nothing out")

@@ -72,8 +72,11 @@ func newTopicality(ctx context.Context, req pipeline.Request, best []string, sea
 	if t.lift, err = lifts(ctx, best, terms, docFreq); err != nil {
 		return nil, err
 	}
-	if search != nil && req.Title != "" {
-		res, err := search.Search(ctx, pipeline.SearchRequest{Query: req.Title, K: topicPassages})
+	// The title without what it leaves aside ("..., apart from Germany
+	// and Japan, 1946-1948").
+	title := req.AskedTitle()
+	if search != nil && title != "" {
+		res, err := search.Search(ctx, pipeline.SearchRequest{Query: title, K: topicPassages})
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +93,7 @@ func newTopicality(ctx context.Context, req pipeline.Request, best []string, sea
 		meta[w] = true
 	}
 	seen := map[string]bool{}
-	for _, w := range terms(req.Title) {
+	for _, w := range terms(title) {
 		if !meta[w] && !hasDigit(w) && !seen[w] {
 			seen[w] = true
 			t.titleTerms = append(t.titleTerms, w)

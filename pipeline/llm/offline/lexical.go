@@ -43,13 +43,15 @@ type profile struct {
 
 func (e *Engine) profileOf(r prompts.RequestInfo) profile {
 	p := profile{weight: map[string]float64{}, coreSet: map[string]bool{}}
-	title := setOf(e.an.Terms(r.Title))
-	// What the problem statement asks, not the clauses that say what to
-	// leave aside ("leave aside the line-item veto"): a term written only
-	// there names what the report is not about (as the subject reads it:
+	// What the title and the problem statement ask, not the clauses that
+	// say what to leave aside ("leave aside the line-item veto", "...,
+	// apart from Germany and Japan, 1946-1948"): a term written only there
+	// names what the report is not about (as the subject reads it:
 	// pipeline/crucible's newSubject).
+	askedTitle, _ := pipeline.SplitTitleExclusions(r.Title)
+	title := setOf(e.an.Terms(askedTitle))
 	asked, _ := pipeline.SplitExclusions(r.ProblemStatement)
-	for _, t := range e.an.Terms(r.Title + "\n" + asked) {
+	for _, t := range e.an.Terms(askedTitle + "\n" + asked) {
 		if _, seen := p.weight[t]; seen {
 			continue
 		}

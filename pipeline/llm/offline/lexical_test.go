@@ -40,3 +40,23 @@ func TestProfileReadsWhatIsAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileReadsWhatTheTitleAsks: a title's "apart from" leaves its
+// words out of the core terms as a problem statement's clause does
+// (sotu52-07).
+func TestProfileReadsWhatTheTitleAsks(t *testing.T) {
+	e := newTestEngine()
+	p := e.profileOf(prompts.RequestInfo{
+		Title:            "Making the peace after the war, apart from Germany and Japan, 1946-1948",
+		ProblemStatement: "Describe the peace treaties and the states they covered.",
+	})
+	term := func(w string) string { return e.an.Terms(w)[0] }
+	if got, want := p.weight[term("peace")], coreWeight*titleFactor; got != want {
+		t.Errorf("weight[peace] = %g, want %g", got, want)
+	}
+	for _, w := range []string{"germany", "japan", "apart"} {
+		if got := p.weight[term(w)]; got != 0 {
+			t.Errorf("weight[%q] = %g, want 0: the title leaves it out", w, got)
+		}
+	}
+}
