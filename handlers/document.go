@@ -25,6 +25,9 @@ type DocumentReader interface {
 	// Passages returns the document's passages in order, or an error
 	// wrapping pipeline.ErrNotFound when the document does not exist.
 	Passages(ctx context.Context, docID string) ([]pipeline.Passage, error)
+	// DocumentPassages returns the document with the id and its passages
+	// in order in one read, or an error wrapping pipeline.ErrNotFound.
+	DocumentPassages(ctx context.Context, id string) (pipeline.Document, []pipeline.Passage, error)
 }
 
 // Marker finds query-term matches in text, analysing the query the way the
@@ -74,17 +77,13 @@ func (h *Documents) Show(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	doc, err := h.Store.Document(ctx, id)
+	doc, passages, err := h.Store.DocumentPassages(ctx, id)
 	if errors.Is(err, pipeline.ErrNotFound) {
 		// The page shows this message; the store's words name the id again.
 		return fmt.Errorf("no document has the id %q: %w", id, pipeline.ErrNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("load document %q: %w", id, err)
-	}
-	passages, err := h.Store.Passages(ctx, id)
-	if err != nil {
-		return fmt.Errorf("load passages of document %q: %w", id, err)
 	}
 
 	doc.Source = pipeline.ShownSource(doc.Source) // never a server path

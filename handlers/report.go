@@ -102,17 +102,13 @@ func (h *Reports) loadSources(ctx context.Context, sentences []pipeline.Sentence
 		if _, done := out[id]; done {
 			continue
 		}
-		doc, err := h.Documents.Document(ctx, id)
+		doc, passages, err := h.Documents.DocumentPassages(ctx, id)
 		if errors.Is(err, pipeline.ErrNotFound) {
 			out[id] = citedDocument{Missing: true}
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("load cited document %q: %w", id, err)
-		}
-		passages, err := h.Documents.Passages(ctx, id)
-		if err != nil && !errors.Is(err, pipeline.ErrNotFound) {
-			return nil, fmt.Errorf("load passages of cited document %q: %w", id, err)
 		}
 		author, _ := pipeline.DocumentAuthor(doc.Metadata)
 		cd := citedDocument{Title: doc.Title, Text: doc.Text, Author: author, Date: strings.TrimSpace(doc.Metadata["date"]),

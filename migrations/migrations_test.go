@@ -9,11 +9,13 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 )
 
-// TestPassageTextOnceKeepsThePassages: a database from before
-// 0020_passage_text_once.sql (passages kept their text) keeps every
-// passage's offsets when it is upgraded, loses the duplicate text, and
-// the text is still its document's bytes at the offsets.
-func TestPassageTextOnceKeepsThePassages(t *testing.T) {
+// TestDocumentTextInPassages: a database from before
+// 0020_document_text_in_passages.sql (documents kept their whole text,
+// passages theirs again) loses documents.text when it is upgraded, and
+// the text is put together again, exactly, from its passages' gaps and
+// texts and the document's tail; a document without passages keeps its
+// text in its tail.
+func TestDocumentTextInPassages(t *testing.T) {
 	ctx := context.Background()
 	db, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "old.db"))
 	if err != nil {
@@ -36,12 +38,17 @@ func TestPassageTextOnceKeepsThePassages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first := "Naïve café."
-	text := first + " Second passage."
-	if _, err := db.ExecContext(ctx, `INSERT INTO documents (id, title, text, ingested_at) VALUES ('d', 'T', ?, '2026-01-01T00:00:00Z')`, text); err != nil {
-		t.Fatal(err)
+	first, second := "Naïve café.", "Second — passage."
+	text := "  " + first + "\n\n" + second + " end\n"
+	docs := map[string]string{"d": text, "bare": "no passages ünïcode"}
+	for id, tx := range docs {
+		if _, err := db.ExecContext(ctx, `INSERT INTO documents (id, title, text, ingested_at) VALUES (?, 'T', ?, '2026-01-01T00:00:00Z')`, id, tx); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for i, p := range [][2]int{{0, len(first)}, {len(first) + 1, len(text)}} {
+	s1 := 2
+	s2 := s1 + len(first) + 2
+	for i, p := range [][2]int{{s1, s1 + len(first)}, {s2, s2 + len(second)}} {
 		if _, err := db.ExecContext(ctx, `INSERT INTO passages (doc_id, ordinal, start, "end", text) VALUES ('d', ?, ?, ?, ?)`,
 			i, p[0], p[1], text[p[0]:p[1]]); err != nil {
 			t.Fatal(err)
@@ -52,27 +59,38 @@ func TestPassageTextOnceKeepsThePassages(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cols int
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('passages') WHERE name = 'text'`).Scan(&cols); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('documents') WHERE name = 'text'`).Scan(&cols); err != nil {
 		t.Fatal(err)
 	}
 	if cols != 0 {
-		t.Error("passages still has a text column")
+		t.Error("documents still has a text column")
 	}
-	rows, err := db.QueryContext(ctx, `SELECT p.start, p."end", d.text FROM passages p JOIN documents d ON d.id = p.doc_id ORDER BY p.ordinal`)
+	for id, want := range docs {
+		var got string
+		var bytes int
+		if err := db.QueryRowContext(ctx, `SELECT COALESCE((SELECT group_concat(gap || text, '') FROM
+			(SELECT gap, text FROM passages WHERE doc_id = ? ORDER BY ordinal)), '') || tail, bytes FROM documents WHERE id = ?`, id, id).
+			Scan(&got, &bytes); err != nil {
+			t.Fatal(err)
+		}
+		if got != want || bytes != len(want) {
+			t.Errorf("%s after the upgrade: %q, %d bytes; want %q, %d", id, got, bytes, want, len(want))
+		}
+	}
+	var gaps []string
+	rows, err := db.QueryContext(ctx, `SELECT gap FROM passages WHERE doc_id = 'd' ORDER BY ordinal`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var got []string
 	for rows.Next() {
-		var s, e int
-		var doc string
-		if err := rows.Scan(&s, &e, &doc); err != nil {
+		var g string
+		if err := rows.Scan(&g); err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, doc[s:e])
+		gaps = append(gaps, g)
 	}
-	if len(got) != 2 || got[0] != "Naïve café." || got[1] != "Second passage." {
-		t.Errorf("passages after the upgrade = %q", got)
+	if len(gaps) != 2 || gaps[0] != "  " || gaps[1] != "\n\n" {
+		t.Errorf("gaps = %q, want two spaces and a blank line", gaps)
 	}
 }

@@ -12,6 +12,9 @@ type DocumentStore interface {
 	// Passages returns a document's passages in order, or ErrNotFound when
 	// the document does not exist.
 	Passages(ctx context.Context, docID string) ([]Passage, error)
+	// DocumentPassages returns the document with the id and its passages
+	// in order in one read, or ErrNotFound.
+	DocumentPassages(ctx context.Context, id string) (Document, []Passage, error)
 	// Stats summarises the collection.
 	Stats(ctx context.Context) (CollectionStats, error)
 }

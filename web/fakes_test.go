@@ -113,6 +113,15 @@ func (f *fakeStore) Document(_ context.Context, id string) (pipeline.Document, e
 	return d, nil
 }
 
+func (f *fakeStore) DocumentPassages(ctx context.Context, id string) (pipeline.Document, []pipeline.Passage, error) {
+	d, err := f.Document(ctx, id)
+	if err != nil {
+		return d, nil, err
+	}
+	ps, err := f.Passages(ctx, id)
+	return d, ps, err
+}
+
 func (f *fakeStore) Passages(_ context.Context, id string) ([]pipeline.Passage, error) {
 	if f.err != nil {
 		return nil, f.err

@@ -83,6 +83,11 @@ func (c *memCorpus) Passages(_ context.Context, id string) ([]pipeline.Passage, 
 	return c.ps[id], nil
 }
 
+func (c *memCorpus) DocumentPassages(ctx context.Context, id string) (pipeline.Document, []pipeline.Passage, error) {
+	d, err := c.Document(ctx, id)
+	return d, c.ps[id], err
+}
+
 func (c *memCorpus) Stats(context.Context) (pipeline.CollectionStats, error) {
 	return pipeline.CollectionStats{Documents: len(c.docs)}, nil
 }

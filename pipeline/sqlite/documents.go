@@ -18,22 +18,150 @@ var errNotFound = pipeline.ErrNotFound
 // Document returns the document with the id, or an error wrapping
 // pipeline.ErrNotFound.
 func (d *DB) Document(ctx context.Context, id string) (pipeline.Document, error) {
+	doc, _, err := d.DocumentPassages(ctx, id)
+	return doc, err
+}
+
+// DocumentPassages returns the document with the id and its passages in
+// order, in one read of its passages (its text is put together from
+// them), or an error wrapping pipeline.ErrNotFound.
+func (d *DB) DocumentPassages(ctx context.Context, id string) (pipeline.Document, []pipeline.Passage, error) {
 	var doc pipeline.Document
-	var meta, at string
+	var meta, at, tail string
+	var n int
 	err := d.db.QueryRowContext(ctx,
-		`SELECT id, title, text, metadata, source, ingested_at FROM documents WHERE id = ?`, id).
-		Scan(&doc.ID, &doc.Title, &doc.Text, &meta, &doc.Source, &at)
+		`SELECT id, title, metadata, source, ingested_at, tail, bytes FROM documents WHERE id = ?`, id).
+		Scan(&doc.ID, &doc.Title, &meta, &doc.Source, &at, &tail, &n)
 	if errors.Is(err, sql.ErrNoRows) {
-		return pipeline.Document{}, fmt.Errorf("document %q: %w", id, errNotFound)
+		return pipeline.Document{}, nil, fmt.Errorf("document %q: %w", id, errNotFound)
 	}
 	if err != nil {
-		return pipeline.Document{}, fmt.Errorf("load document %q: %w", id, err)
+		return pipeline.Document{}, nil, fmt.Errorf("load document %q: %w", id, err)
 	}
 	if err := json.Unmarshal([]byte(meta), &doc.Metadata); err != nil {
-		return pipeline.Document{}, fmt.Errorf("document %q: metadata: %w", id, err)
+		return pipeline.Document{}, nil, fmt.Errorf("document %q: metadata: %w", id, err)
 	}
 	doc.IngestedAt, _ = time.Parse(time.RFC3339Nano, at)
-	return doc, nil
+	rows, err := d.db.QueryContext(ctx,
+		`SELECT ordinal, start, "end", text, gap FROM passages WHERE doc_id = ? ORDER BY ordinal`, id)
+	if err != nil {
+		return pipeline.Document{}, nil, fmt.Errorf("load document %q: %w", id, err)
+	}
+	defer rows.Close()
+	var text strings.Builder
+	text.Grow(n)
+	var ps []pipeline.Passage
+	for rows.Next() {
+		p := pipeline.Passage{DocID: id}
+		var gap sql.RawBytes
+		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End, &p.Text, &gap); err != nil {
+			return pipeline.Document{}, nil, fmt.Errorf("load document %q: %w", id, err)
+		}
+		text.Write(gap)
+		text.WriteString(p.Text)
+		ps = append(ps, p)
+	}
+	if err := rows.Err(); err != nil {
+		return pipeline.Document{}, nil, fmt.Errorf("load document %q: %w", id, err)
+	}
+	text.WriteString(tail)
+	doc.Text = text.String()
+	return doc, ps, nil
+}
+
+// A document's text is stored once, in its passages: each passage's text
+// after its gap (the text between it and the passage before it, usually
+// white space), then the document's tail (the text after its last
+// passage); documents.bytes is its length (migration 0020).
+
+// layout checks that a document's passages are its text's bytes
+// Start..End, in order and apart, and returns the gap before each and the
+// text's tail; an error (wrapping pipeline.ErrInvalid) names the first
+// passage that is not.
+func layout(doc pipeline.Document, ps []pipeline.Passage) (gaps []string, tail string, err error) {
+	gaps = make([]string, len(ps))
+	prev := 0
+	for i, p := range ps {
+		if p.Start < prev || p.End < p.Start || p.End > len(doc.Text) {
+			return nil, "", pipeline.Invalidf("store passage %s: offsets %d..%d are not inside its document's %d bytes after the passage before it", p.ID(), p.Start, p.End, len(doc.Text))
+		}
+		if doc.Text[p.Start:p.End] != p.Text {
+			return nil, "", pipeline.Invalidf("store passage %s: its text is not its document's bytes %d..%d", p.ID(), p.Start, p.End)
+		}
+		gaps[i] = doc.Text[prev:p.Start]
+		prev = p.End
+	}
+	return gaps, doc.Text[prev:], nil
+}
+
+// documentTexts puts together the texts of the documents with the ids,
+// by id, from their passages and tails: two queries per 500 documents.
+// Unknown ids are absent.
+func documentTexts(ctx context.Context, q queryer, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	const chunk = 500 // well under SQLite's bound on query parameters
+	for len(ids) > 0 {
+		part := ids[:min(chunk, len(ids))]
+		ids = ids[len(part):]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		in := `(?` + strings.Repeat(",?", len(part)-1) + `)`
+		builders := make(map[string]*strings.Builder, len(part))
+		tails := make(map[string]string, len(part))
+		rows, err := q.QueryContext(ctx, `SELECT id, bytes, tail FROM documents WHERE id IN `+in, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, tail string
+			var n int
+			if err := rows.Scan(&id, &n, &tail); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			b := &strings.Builder{}
+			b.Grow(n)
+			builders[id], tails[id] = b, tail
+		}
+		if err := closeRows(rows); err != nil {
+			return nil, err
+		}
+		rows, err = q.QueryContext(ctx, `SELECT doc_id, gap, text FROM passages WHERE doc_id IN `+in+` ORDER BY doc_id, ordinal`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			var gap, text sql.RawBytes
+			if err := rows.Scan(&id, &gap, &text); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if b := builders[id]; b != nil {
+				b.Write(gap)
+				b.Write(text)
+			}
+		}
+		if err := closeRows(rows); err != nil {
+			return nil, err
+		}
+		for id, b := range builders {
+			b.WriteString(tails[id])
+			out[id] = b.String()
+		}
+	}
+	return out, nil
+}
+
+// closeRows closes rows and returns the error that ended them, if any.
+func closeRows(rows *sql.Rows) error {
+	err := rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // DocumentDates returns the "date" metadata of the documents with the
@@ -75,19 +203,10 @@ func (d *DB) DocumentDates(ctx context.Context, ids []string) (map[string]string
 }
 
 // Passages returns the document's passages in order, or an error wrapping
-// pipeline.ErrNotFound when the document does not exist. The texts are cut
-// from the document's text, read once (the store keeps each text once).
+// pipeline.ErrNotFound when the document does not exist.
 func (d *DB) Passages(ctx context.Context, docID string) ([]pipeline.Passage, error) {
-	var text string
-	err := d.db.QueryRowContext(ctx, `SELECT text FROM documents WHERE id = ?`, docID).Scan(&text)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("document %q: %w", docID, errNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("passages of %q: %w", docID, err)
-	}
 	rows, err := d.db.QueryContext(ctx,
-		`SELECT ordinal, start, "end" FROM passages WHERE doc_id = ? ORDER BY ordinal`, docID)
+		`SELECT ordinal, start, "end", text FROM passages WHERE doc_id = ? ORDER BY ordinal`, docID)
 	if err != nil {
 		return nil, fmt.Errorf("passages of %q: %w", docID, err)
 	}
@@ -95,53 +214,45 @@ func (d *DB) Passages(ctx context.Context, docID string) ([]pipeline.Passage, er
 	var ps []pipeline.Passage
 	for rows.Next() {
 		p := pipeline.Passage{DocID: docID}
-		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End); err != nil {
+		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
 			return nil, fmt.Errorf("passages of %q: %w", docID, err)
-		}
-		if p.Text, err = cut(text, p); err != nil {
-			return nil, err
 		}
 		ps = append(ps, p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("passages of %q: %w", docID, err)
 	}
-	return ps, nil
-}
-
-// cut returns passage p's text: its document's bytes p.Start..p.End, or an
-// error naming the passage when the stored offsets do not fit the text.
-func cut(text string, p pipeline.Passage) (string, error) {
-	if p.Start < 0 || p.Start > p.End || p.End > len(text) {
-		return "", fmt.Errorf("passage %s: offsets %d..%d outside its document's %d bytes", p.ID(), p.Start, p.End, len(text))
+	if len(ps) == 0 {
+		var n int
+		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE id = ?`, docID).Scan(&n); err != nil {
+			return nil, fmt.Errorf("passages of %q: %w", docID, err)
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("document %q: %w", docID, errNotFound)
+		}
 	}
-	return text[p.Start:p.End], nil
+	return ps, nil
 }
 
 // Passage returns one passage by document id and ordinal.
 func (d *DB) Passage(ctx context.Context, docID string, ordinal int) (pipeline.Passage, error) {
 	p := pipeline.Passage{DocID: docID, Ordinal: ordinal}
-	var text string
 	err := d.db.QueryRowContext(ctx,
-		`SELECT p.start, p."end", d.text FROM passages p JOIN documents d ON d.id = p.doc_id
-		WHERE p.doc_id = ? AND p.ordinal = ?`, docID, ordinal).
-		Scan(&p.Start, &p.End, &text)
+		`SELECT start, "end", text FROM passages WHERE doc_id = ? AND ordinal = ?`, docID, ordinal).
+		Scan(&p.Start, &p.End, &p.Text)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, fmt.Errorf("passage %s: %w", pipeline.PassageID(docID, ordinal), errNotFound)
 	}
 	if err != nil {
 		return p, fmt.Errorf("load passage %s: %w", pipeline.PassageID(docID, ordinal), err)
 	}
-	p.Text, err = cut(text, p)
-	return p, err
+	return p, nil
 }
 
 // HitPassages loads the passages named by ids ("doc#ordinal") and the
-// titles of their documents: one query per 400 passages for their offsets
-// and titles, then one per 500 of their documents for the texts, each
-// document's text read once however many of its passages are asked for (a
-// search page, or a retrieval of 100 documents, is two round trips).
-// Unknown passages are absent from the map; a malformed id is an error.
+// titles of their documents in one query per 400 passages (a search page,
+// or a retrieval of 100 documents, is one round trip). Unknown passages
+// are absent from the map; a malformed id is an error.
 func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline.Passage, map[string]string, error) {
 	passages := make(map[string]pipeline.Passage, len(ids))
 	titles := make(map[string]string)
@@ -153,7 +264,7 @@ func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline
 		var q strings.Builder
 		// A join with the list (not "IN (VALUES ...)", which SQLite
 		// answers by scanning every passage) looks each one up by key.
-		q.WriteString(`SELECT p.doc_id, p.ordinal, p.start, p."end", d.title FROM (VALUES `)
+		q.WriteString(`SELECT p.doc_id, p.ordinal, p.start, p."end", p.text, d.title FROM (VALUES `)
 		for i, id := range part {
 			docID, ord, err := pipeline.ParsePassageID(id)
 			if err != nil {
@@ -174,7 +285,7 @@ func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline
 		for rows.Next() {
 			var p pipeline.Passage
 			var title string
-			if err := rows.Scan(&p.DocID, &p.Ordinal, &p.Start, &p.End, &title); err != nil {
+			if err := rows.Scan(&p.DocID, &p.Ordinal, &p.Start, &p.End, &p.Text, &title); err != nil {
 				rows.Close()
 				return nil, nil, fmt.Errorf("load passages: %w", err)
 			}
@@ -187,55 +298,7 @@ func (d *DB) HitPassages(ctx context.Context, ids []string) (map[string]pipeline
 			return nil, nil, fmt.Errorf("load passages: %w", err)
 		}
 	}
-	docIDs := make([]string, 0, len(titles))
-	for id := range titles {
-		docIDs = append(docIDs, id)
-	}
-	texts, err := d.texts(ctx, docIDs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load passages: %w", err)
-	}
-	for id, p := range passages {
-		if p.Text, err = cut(texts[p.DocID], p); err != nil {
-			return nil, nil, err
-		}
-		passages[id] = p
-	}
 	return passages, titles, nil
-}
-
-// texts reads the texts of the documents with the ids, by id, in one
-// query per 500 of them; unknown ids are absent.
-func (d *DB) texts(ctx context.Context, ids []string) (map[string]string, error) {
-	out := make(map[string]string, len(ids))
-	const chunk = 500 // well under SQLite's bound on query parameters
-	for len(ids) > 0 {
-		part := ids[:min(chunk, len(ids))]
-		ids = ids[len(part):]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		rows, err := d.db.QueryContext(ctx,
-			`SELECT id, text FROM documents WHERE id IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id, text string
-			if err := rows.Scan(&id, &text); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = text
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // Titles returns the titles of the given documents; unknown ids are absent
@@ -315,7 +378,7 @@ func (d *DB) Stats(ctx context.Context) (pipeline.CollectionStats, error) {
 func (d *DB) readStats(ctx context.Context) (pipeline.CollectionStats, error) {
 	var s pipeline.CollectionStats
 	var last sql.NullString
-	err := d.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(length(CAST(text AS BLOB))),0), MAX(ingested_at) FROM documents`).
+	err := d.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(bytes),0), MAX(ingested_at) FROM documents`).
 		Scan(&s.Documents, &s.Characters, &last)
 	if err != nil {
 		return s, fmt.Errorf("collection stats: %w", err)
@@ -336,10 +399,10 @@ func (d *DB) readStats(ctx context.Context) (pipeline.CollectionStats, error) {
 // and passages) is left as it is and listed in ReplaceResult.Unchanged.
 // Either the whole batch is stored or nothing is.
 //
-// A passage is stored as its offsets into its document: its text must be
-// the document's bytes Start..End (as pipeline.Ingester makes it), or the
-// batch is refused with an error wrapping pipeline.ErrInvalid that names
-// the passage.
+// A document's text is stored once, in its passages (see layout): each
+// passage's text must be the document's bytes Start..End, the passages in
+// order and apart, or the batch is refused with an error wrapping
+// pipeline.ErrInvalid that names the passage.
 //
 // A batch that writes anything is journalled in ingest_batches in the same
 // transaction (its number, the ids written and the versions replaced), so
@@ -366,11 +429,11 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 		st, err = tx.PrepareContext(ctx, q)
 		return st
 	}
-	oldDoc := prepare(`SELECT title, text, metadata, source FROM documents WHERE id = ?`)
-	oldPassages := prepare(`SELECT ordinal, start, "end" FROM passages WHERE doc_id = ? ORDER BY ordinal`)
+	oldDoc := prepare(`SELECT title, tail, metadata, source FROM documents WHERE id = ?`)
+	oldPassages := prepare(`SELECT ordinal, start, "end", text, gap FROM passages WHERE doc_id = ? ORDER BY ordinal`)
 	del := prepare(`DELETE FROM documents WHERE id = ?`)
-	insDoc := prepare(`INSERT INTO documents (id, title, text, metadata, source, ingested_at, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	insPas := prepare(`INSERT INTO passages (doc_id, ordinal, start, "end") VALUES (?, ?, ?, ?)`)
+	insDoc := prepare(`INSERT INTO documents (id, title, tail, bytes, metadata, source, ingested_at, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	insPas := prepare(`INSERT INTO passages (doc_id, ordinal, start, "end", text, gap) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return res, fmt.Errorf("store documents: %w", err)
 	}
@@ -393,12 +456,9 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 		if err != nil {
 			return res, fmt.Errorf("store document %q: metadata: %w", doc.ID, err)
 		}
-		// The store keeps each text once: a passage is its offsets
-		// into the document, so its text must be those bytes.
-		for _, p := range b.Passages {
-			if t, err := cut(doc.Text, p); err != nil || t != p.Text {
-				return res, pipeline.Invalidf("store passage %s: its text is not its document's bytes %d..%d", p.ID(), p.Start, p.End)
-			}
+		gaps, tail, err := layout(doc, b.Passages)
+		if err != nil {
+			return res, err
 		}
 		prev, same, found, err := loadPrevious(ctx, oldDoc, oldPassages, b, string(mj))
 		if err != nil {
@@ -419,14 +479,14 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 		}
 		written = append(written, doc.ID)
 		doc.Metadata = meta
-		if _, err := insDoc.ExecContext(ctx, doc.ID, doc.Title, doc.Text, string(mj), doc.Source, now, pipeline.DocumentContentHash(doc)); err != nil {
+		if _, err := insDoc.ExecContext(ctx, doc.ID, doc.Title, tail, len(doc.Text), string(mj), doc.Source, now, pipeline.DocumentContentHash(doc)); err != nil {
 			if isConstraint(err) {
 				return res, fmt.Errorf("store document %q: %w: %v", doc.ID, pipeline.ErrConflict, err)
 			}
 			return res, fmt.Errorf("store document %q: %w", doc.ID, err)
 		}
-		for _, p := range b.Passages {
-			if _, err := insPas.ExecContext(ctx, doc.ID, p.Ordinal, p.Start, p.End); err != nil {
+		for i, p := range b.Passages {
+			if _, err := insPas.ExecContext(ctx, doc.ID, p.Ordinal, p.Start, p.End, p.Text, gaps[i]); err != nil {
 				return res, fmt.Errorf("store passage %s: %w", p.ID(), err)
 			}
 		}
@@ -448,8 +508,8 @@ func (d *DB) ReplaceDocuments(ctx context.Context, batch []pipeline.IngestDocume
 func loadPrevious(ctx context.Context, doc, passages *sql.Stmt, b pipeline.IngestDocument, meta string) (prev pipeline.IngestDocument, same, found bool, err error) {
 	id := b.Doc.ID
 	prev = pipeline.IngestDocument{Doc: pipeline.Document{ID: id}}
-	var text, oldMeta, source string
-	err = doc.QueryRowContext(ctx, id).Scan(&prev.Doc.Title, &text, &oldMeta, &source)
+	var tail, oldMeta, source string
+	err = doc.QueryRowContext(ctx, id).Scan(&prev.Doc.Title, &tail, &oldMeta, &source)
 	if errors.Is(err, sql.ErrNoRows) {
 		return prev, false, false, nil
 	}
@@ -461,20 +521,22 @@ func loadPrevious(ctx context.Context, doc, passages *sql.Stmt, b pipeline.Inges
 		return prev, false, true, err
 	}
 	defer rows.Close()
+	var text strings.Builder
 	for rows.Next() {
 		p := pipeline.Passage{DocID: id}
-		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End); err != nil {
+		var gap string
+		if err := rows.Scan(&p.Ordinal, &p.Start, &p.End, &p.Text, &gap); err != nil {
 			return prev, false, true, err
 		}
-		if p.Text, err = cut(text, p); err != nil {
-			return prev, false, true, err
-		}
+		text.WriteString(gap)
+		text.WriteString(p.Text)
 		prev.Passages = append(prev.Passages, p)
 	}
 	if err := rows.Err(); err != nil {
 		return prev, false, true, err
 	}
-	same = prev.Doc.Title == b.Doc.Title && text == b.Doc.Text && oldMeta == meta &&
+	text.WriteString(tail)
+	same = prev.Doc.Title == b.Doc.Title && text.String() == b.Doc.Text && oldMeta == meta &&
 		source == b.Doc.Source && samePassages(prev.Passages, b.Passages)
 	return prev, same, true, nil
 }
@@ -493,36 +555,19 @@ func samePassages(a, b []pipeline.Passage) bool {
 
 // EachPassage calls fn for every stored passage, in document id and ordinal
 // order, with its document's title. It streams: memory stays flat however
-// large the collection. Each document's text is read once, with its first
-// passage, and the passages are cut from it.
+// large the collection.
 func (d *DB) EachPassage(ctx context.Context, fn func(title string, p pipeline.Passage) error) error {
-	rows, err := d.db.QueryContext(ctx, `SELECT p.doc_id, d.title, p.ordinal, p.start, p."end",
-		CASE WHEN p.ordinal = 0 THEN d.text END
+	rows, err := d.db.QueryContext(ctx, `SELECT p.doc_id, d.title, p.ordinal, p.start, p."end", p.text
 		FROM passages p JOIN documents d ON d.id = p.doc_id ORDER BY p.doc_id, p.ordinal`)
 	if err != nil {
 		return fmt.Errorf("read passages: %w", err)
 	}
 	defer rows.Close()
-	var doc, text string
 	for rows.Next() {
 		var title string
-		var first sql.NullString
 		var p pipeline.Passage
-		if err := rows.Scan(&p.DocID, &title, &p.Ordinal, &p.Start, &p.End, &first); err != nil {
+		if err := rows.Scan(&p.DocID, &title, &p.Ordinal, &p.Start, &p.End, &p.Text); err != nil {
 			return fmt.Errorf("read passages: %w", err)
-		}
-		if p.DocID != doc {
-			doc, text = p.DocID, first.String
-			// Ordinals start at 0 (pipeline.Ingester); a document
-			// stored otherwise has its text read on its own.
-			if !first.Valid {
-				if err := d.db.QueryRowContext(ctx, `SELECT text FROM documents WHERE id = ?`, doc).Scan(&text); err != nil {
-					return fmt.Errorf("read passages of %q: %w", doc, err)
-				}
-			}
-		}
-		if p.Text, err = cut(text, p); err != nil {
-			return err
 		}
 		if err := fn(title, p); err != nil {
 			return err

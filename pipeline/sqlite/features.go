@@ -110,7 +110,11 @@ func (d *DB) MissingFeatures(ctx context.Context, namespace string, docIDs []str
 	current := make(map[string]bool, len(docIDs))
 	known := make(map[string]bool, len(docIDs))
 	err := eachIDChunk(docIDs, func(part []string, ph string, args []any) error {
-		rows, err := d.db.QueryContext(ctx, `SELECT d.id, d.title, d.text, f.content_hash FROM documents d
+		texts, err := documentTexts(ctx, d.db, part)
+		if err != nil {
+			return err
+		}
+		rows, err := d.db.QueryContext(ctx, `SELECT d.id, d.title, f.content_hash FROM documents d
 			LEFT JOIN doc_features f ON f.doc_id = d.id AND f.namespace = ?
 			WHERE d.id IN (`+ph+`)`, append([]any{namespace}, args...)...)
 		if err != nil {
@@ -120,9 +124,10 @@ func (d *DB) MissingFeatures(ctx context.Context, namespace string, docIDs []str
 		for rows.Next() {
 			var doc pipeline.Document
 			var hash sql.NullString
-			if err := rows.Scan(&doc.ID, &doc.Title, &doc.Text, &hash); err != nil {
+			if err := rows.Scan(&doc.ID, &doc.Title, &hash); err != nil {
 				return err
 			}
+			doc.Text = texts[doc.ID]
 			known[doc.ID] = true
 			current[doc.ID] = hash.Valid && hash.String == rerank.FeatureHash(doc)
 		}

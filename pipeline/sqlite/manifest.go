@@ -98,16 +98,16 @@ func (d *DB) backfillBatch(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT id, title, text, metadata FROM documents WHERE content_hash = '' LIMIT ?`, hashBackfillBatch)
+	rows, err := tx.QueryContext(ctx, `SELECT id, title, metadata FROM documents WHERE content_hash = '' LIMIT ?`, hashBackfillBatch)
 	if err != nil {
 		return 0, err
 	}
-	type hashed struct{ id, hash string }
-	var todo []hashed
+	var docs []pipeline.Document
+	var ids []string
 	for rows.Next() {
 		var doc pipeline.Document
 		var meta string
-		if err := rows.Scan(&doc.ID, &doc.Title, &doc.Text, &meta); err != nil {
+		if err := rows.Scan(&doc.ID, &doc.Title, &meta); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -115,19 +115,23 @@ func (d *DB) backfillBatch(ctx context.Context) (int, error) {
 			rows.Close()
 			return 0, fmt.Errorf("document %q: metadata: %w", doc.ID, err)
 		}
-		todo = append(todo, hashed{doc.ID, pipeline.DocumentContentHash(doc)})
+		docs = append(docs, doc)
+		ids = append(ids, doc.ID)
 	}
-	err = rows.Err()
-	rows.Close()
+	if err := closeRows(rows); err != nil {
+		return 0, err
+	}
+	texts, err := documentTexts(ctx, tx, ids)
 	if err != nil {
 		return 0, err
 	}
-	for _, t := range todo {
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET content_hash = ? WHERE id = ?`, t.hash, t.id); err != nil {
+	for _, doc := range docs {
+		doc.Text = texts[doc.ID]
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET content_hash = ? WHERE id = ?`, pipeline.DocumentContentHash(doc), doc.ID); err != nil {
 			return 0, err
 		}
 	}
-	return len(todo), tx.Commit()
+	return len(docs), tx.Commit()
 }
 
 // SaveManifest implements pipeline.ManifestStore.
