@@ -95,49 +95,41 @@ func layout(doc pipeline.Document, ps []pipeline.Passage) (gaps []string, tail s
 }
 
 // documentTexts puts together the texts of the documents with the ids,
-// by id, from their passages and tails: two queries per 500 documents.
-// Unknown ids are absent.
+// by id, from their passages and tails: two queries per chunk of ids
+// (eachIDChunk). Unknown ids are absent.
 func documentTexts(ctx context.Context, q queryer, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
-	const chunk = 500 // well under SQLite's bound on query parameters
-	for len(ids) > 0 {
-		part := ids[:min(chunk, len(ids))]
-		ids = ids[len(part):]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		in := `(?` + strings.Repeat(",?", len(part)-1) + `)`
+	err := eachIDChunk(ids, func(part []string, ph string, args []any) error {
 		builders := make(map[string]*strings.Builder, len(part))
 		tails := make(map[string]string, len(part))
-		rows, err := q.QueryContext(ctx, `SELECT id, bytes, tail FROM documents WHERE id IN `+in, args...)
+		rows, err := q.QueryContext(ctx, `SELECT id, bytes, tail FROM documents WHERE id IN (`+ph+`)`, args...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for rows.Next() {
 			var id, tail string
 			var n int
 			if err := rows.Scan(&id, &n, &tail); err != nil {
 				rows.Close()
-				return nil, err
+				return err
 			}
 			b := &strings.Builder{}
 			b.Grow(n)
 			builders[id], tails[id] = b, tail
 		}
 		if err := closeRows(rows); err != nil {
-			return nil, err
+			return err
 		}
-		rows, err = q.QueryContext(ctx, `SELECT doc_id, gap, text FROM passages WHERE doc_id IN `+in+` ORDER BY doc_id, ordinal`, args...)
+		rows, err = q.QueryContext(ctx, `SELECT doc_id, gap, text FROM passages WHERE doc_id IN (`+ph+`) ORDER BY doc_id, ordinal`, args...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for rows.Next() {
 			var id string
 			var gap, text sql.RawBytes
 			if err := rows.Scan(&id, &gap, &text); err != nil {
 				rows.Close()
-				return nil, err
+				return err
 			}
 			if b := builders[id]; b != nil {
 				b.Write(gap)
@@ -145,14 +137,15 @@ func documentTexts(ctx context.Context, q queryer, ids []string) (map[string]str
 			}
 		}
 		if err := closeRows(rows); err != nil {
-			return nil, err
+			return err
 		}
 		for id, b := range builders {
 			b.WriteString(tails[id])
 			out[id] = b.String()
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // closeRows closes rows and returns the error that ended them, if any.
