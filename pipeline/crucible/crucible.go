@@ -1160,7 +1160,8 @@ func (r *run) moreCandidates(ctx context.Context, ret []pipeline.RetrievedDoc, w
 }
 
 // document loads a document once per run: concurrent callers asking for
-// the same one wait for one read.
+// the same one wait for one read, which keeps its passages too (the store
+// puts a document's text together from them).
 func (r *run) document(ctx context.Context, id string) (pipeline.Document, error) {
 	r.dmu.Lock()
 	d, ok := r.docs[id]
@@ -1169,12 +1170,15 @@ func (r *run) document(ctx context.Context, id string) (pipeline.Document, error
 		return d, nil
 	}
 	err := r.loads.do("d"+id, func() error {
-		d, err := r.e.Store.Document(ctx, id)
+		d, ps, err := r.e.Store.DocumentPassages(ctx, id)
 		if err != nil {
 			return err
 		}
 		r.dmu.Lock()
 		r.docs[id] = d
+		if _, ok := r.passages[id]; !ok {
+			r.passages[id] = ps
+		}
 		r.dmu.Unlock()
 		return nil
 	})
