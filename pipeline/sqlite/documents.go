@@ -75,13 +75,16 @@ func (d *DB) DocumentPassages(ctx context.Context, id string) (pipeline.Document
 // passage); documents.bytes is its length (migration 0020).
 
 // layout checks that a document's passages are its text's bytes
-// Start..End, in order and apart, and returns the gap before each and the
+// Start..End, in order (of ordinals and offsets) and apart, and returns the gap before each and the
 // text's tail; an error (wrapping pipeline.ErrInvalid) names the first
 // passage that is not.
 func layout(doc pipeline.Document, ps []pipeline.Passage) (gaps []string, tail string, err error) {
 	gaps = make([]string, len(ps))
 	prev := 0
 	for i, p := range ps {
+		if i > 0 && p.Ordinal <= ps[i-1].Ordinal {
+			return nil, "", pipeline.Invalidf("store passage %s: its ordinal is not above the passage before it (%d)", p.ID(), ps[i-1].Ordinal)
+		}
 		if p.Start < prev || p.End < p.Start || p.End > len(doc.Text) {
 			return nil, "", pipeline.Invalidf("store passage %s: offsets %d..%d are not inside its document's %d bytes after the passage before it", p.ID(), p.Start, p.End, len(doc.Text))
 		}

@@ -113,19 +113,20 @@ func TestTextStoredOnce(t *testing.T) {
 func TestPassageTextMustBeTheDocumentsBytes(t *testing.T) {
 	ctx := context.Background()
 	for name, spoil := range map[string]func(*pipeline.Passage){
-		"other text":      func(p *pipeline.Passage) { p.Text = "something else" },
-		"end past text":   func(p *pipeline.Passage) { p.End += 1000 },
-		"start after end": func(p *pipeline.Passage) { p.Start = p.End + 1 },
-		"negative start":  func(p *pipeline.Passage) { p.Start = -1 },
-		"overlapping":     func(p *pipeline.Passage) { p.Start = 1; p.Text = "" },
+		"other text":       func(p *pipeline.Passage) { p.Text = "something else" },
+		"end past text":    func(p *pipeline.Passage) { p.End += 1000 },
+		"start after end":  func(p *pipeline.Passage) { p.Start = p.End + 1 },
+		"negative start":   func(p *pipeline.Passage) { p.Start = -1 },
+		"overlapping":      func(p *pipeline.Passage) { p.Start = 1; p.Text = "" },
+		"ordinal repeated": func(p *pipeline.Passage) { p.Ordinal = 0 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			db := mustOpenDB(t)
 			good, bad := ingestDoc("good", "G", "one", "two"), utf8Doc("bad", 0)
 			spoil(&bad.Passages[1])
 			_, err := db.ReplaceDocuments(ctx, []pipeline.IngestDocument{good, bad})
-			if !errors.Is(err, pipeline.ErrInvalid) || !strings.Contains(err.Error(), "bad#1") {
-				t.Fatalf("err = %v; want ErrInvalid naming bad#1", err)
+			if !errors.Is(err, pipeline.ErrInvalid) || !strings.Contains(err.Error(), bad.Passages[1].ID()) {
+				t.Fatalf("err = %v; want ErrInvalid naming %s", err, bad.Passages[1].ID())
 			}
 			if _, err := db.Document(ctx, "good"); !errors.Is(err, pipeline.ErrNotFound) {
 				t.Errorf("the batch's other document was stored: %v", err)
