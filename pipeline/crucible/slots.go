@@ -31,6 +31,11 @@ type waiter struct {
 // acquire waits for a slot; a call that gets one must release it.
 func (s *slots) acquire(ctx context.Context, priority int) error {
 	s.mu.Lock()
+	return s.acquireLocked(ctx, priority)
+}
+
+// acquireLocked is acquire called with s.mu held; it unlocks s.mu.
+func (s *slots) acquireLocked(ctx context.Context, priority int) error {
 	if s.free > 0 && len(s.waiting) == 0 {
 		s.free--
 		s.mu.Unlock()
@@ -48,11 +53,10 @@ func (s *slots) acquire(ctx context.Context, priority int) error {
 		granted := w.index < 0
 		if !granted {
 			heap.Remove(&s.waiting, w.index)
+		} else {
+			s.releaseLocked()
 		}
 		s.mu.Unlock()
-		if granted {
-			s.release()
-		}
 		return ctx.Err()
 	}
 }
@@ -61,7 +65,12 @@ func (s *slots) acquire(ctx context.Context, priority int) error {
 // priority.
 func (s *slots) release() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.releaseLocked()
+	s.mu.Unlock()
+}
+
+// releaseLocked is release called with s.mu held.
+func (s *slots) releaseLocked() {
 	if len(s.waiting) == 0 {
 		s.free++
 		return
@@ -77,24 +86,28 @@ func (s *slots) release() {
 // whole batch is back, and without it the freed slots would go to
 // nuggets of lower priority, the critical path waiting a round for them.
 // A holder is used by one nugget's calls; done gives back what it kept.
+//
+// The kept slots are counted under the slots' lock: a call that finds
+// none kept joins the waiting calls in the same hold of the lock, so a
+// call of the same nugget ending meanwhile sees it waiting and hands its
+// slot over rather than keeping it while the nugget waits (which could
+// leave every slot kept by nuggets whose calls all wait).
 type holder struct {
 	s    *slots
-	mu   sync.Mutex
-	kept int
+	kept int // guarded by s.mu
 }
 
 func (s *slots) holder() *holder { return &holder{s: s} }
 
 // acquire takes a kept slot, or waits for one with the given priority.
 func (h *holder) acquire(ctx context.Context, priority int) error {
-	h.mu.Lock()
+	h.s.mu.Lock()
 	if h.kept > 0 {
 		h.kept--
-		h.mu.Unlock()
+		h.s.mu.Unlock()
 		return nil
 	}
-	h.mu.Unlock()
-	return h.s.acquire(ctx, priority)
+	return h.s.acquireLocked(ctx, priority)
 }
 
 // release keeps the slot for the nugget's next call, whose priority will
@@ -102,25 +115,20 @@ func (h *holder) acquire(ctx context.Context, priority int) error {
 // gets it).
 func (h *holder) release(next int) {
 	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
 	if len(h.s.waiting) > 0 && h.s.waiting[0].priority >= next {
-		h.s.mu.Unlock()
-		h.s.release()
+		h.s.releaseLocked()
 		return
 	}
-	h.s.mu.Unlock()
-	h.mu.Lock()
 	h.kept++
-	h.mu.Unlock()
 }
 
 // keepAtMost gives back the kept slots beyond n.
 func (h *holder) keepAtMost(n int) {
-	h.mu.Lock()
-	extra := max(h.kept-n, 0)
-	h.kept -= extra
-	h.mu.Unlock()
-	for range extra {
-		h.s.release()
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	for ; h.kept > n; h.kept-- {
+		h.s.releaseLocked()
 	}
 }
 
