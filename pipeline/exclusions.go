@@ -25,7 +25,7 @@ import (
 // exclusion of the Chinese", "relations with Spain apart from the Cuban
 // insurrections"; but "apart from" after a verb of keeping or holding
 // separates ("keeping the public money apart from all banks") and says
-// what is asked (see phraseMarker).
+// what is asked (see separates).
 var excludeMarker = regexp.MustCompile(`(?i)(?:^|[,;:]\s*(?:(?:and|but|then)\s+)?)((?:leave|leaving|set|setting|put|putting)\s+aside\b|excluding\b)|\b((?:do\s+not|don't|need\s+not)\s+(?:cover|include|describe|discuss|report\s+on)\b)|\b(other\s+than|apart\s+from)\b`)
 
 // mayExclude finds the words a marker is made of anywhere, to pass by the
