@@ -233,6 +233,7 @@ func (w *wordAnalyzer) field(text string) *termsField {
 	var miss []missed
 	f := &termsField{bytes: uint64(len(text)), freqs: make(bleve_index_api.TokenFrequencies, len(text)/16+1)}
 	var slab []bleve_index_api.TokenFreq
+	termBytes := 0
 	// The words are only read (a cached word keeps copies), so the text's
 	// own bytes serve.
 	eachWord(unsafe.Slice(unsafe.StringData(text), len(text)), func(term []byte, _, _ int, typ analysis.TokenType) {
@@ -249,13 +250,27 @@ func (w *wordAnalyzer) field(text string) *termsField {
 			tf, slab = &slab[0], slab[1:]
 			tf.Term = wd.term
 			f.freqs[wd.str] = tf
+			termBytes += len(wd.str)
 		}
 		tf.SetFrequency(tf.Frequency() + 1)
 	})
 	w.remember(miss)
-	f.size = 48 + f.freqs.Size()
+	f.size = 48 + freqsSize(len(f.freqs), termBytes)
 	return f
 }
+
+// freqsSize is what Bleve's TokenFrequencies.Size says of n terms of
+// termBytes bytes in all, without locations (TestFreqsSize), without
+// going through the map again: its fixed size, each entry's, and each
+// term's bytes twice (the key and the term).
+func freqsSize(n, termBytes int) int {
+	return freqsBaseSize + n*freqsEntrySize + 2*termBytes
+}
+
+var (
+	freqsBaseSize  = bleve_index_api.TokenFrequencies{}.Size()
+	freqsEntrySize = bleve_index_api.TokenFrequencies{"": &bleve_index_api.TokenFreq{}}.Size() - freqsBaseSize
+)
 
 // remember publishes the words a call filtered, in a new map once calls
 // have missed an eighth of the map's size since the last publication:

@@ -152,3 +152,53 @@ func TestWordCachePublishesRepeatedMisses(t *testing.T) {
 		t.Errorf("field(%q) = length %d, %d terms; want 3 and 3", again, f.length, len(f.freqs))
 	}
 }
+
+// BenchmarkAnalyzePassages measures the analysis of the demo corpus's
+// passages into the field Bleve indexes, with the analyzer's words known
+// already (as in a build past its first documents).
+func BenchmarkAnalyzePassages(b *testing.B) {
+	w, ok := newAnalyzer(mapping.NewIndexMapping().AnalyzerNamed(en.AnalyzerName)).(*wordAnalyzer)
+	if !ok {
+		b.Fatal("the English analyzer is no wordAnalyzer")
+	}
+	var texts []string
+	var size int64
+	_, err := corpus.Walk(context.Background(), []string{"../testdata/corpora/sotu.jsonl.gz"}, corpus.Options{},
+		func(d pipeline.Document) error {
+			for _, sp := range Segment(d.Text, 0) {
+				texts = append(texts, d.Text[sp.Start:sp.End])
+				size += int64(sp.End - sp.Start)
+			}
+			return nil
+		}, func(corpus.Problem) {})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 2 {
+		for _, text := range texts {
+			w.field(text)
+		}
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, text := range texts {
+			w.field(text)
+		}
+	}
+}
+
+// TestFreqsSize checks that a passage's field counts its memory as
+// Bleve's TokenFrequencies.Size does.
+func TestFreqsSize(t *testing.T) {
+	w, ok := newAnalyzer(mapping.NewIndexMapping().AnalyzerNamed(en.AnalyzerName)).(*wordAnalyzer)
+	if !ok {
+		t.Fatal("the English analyzer is no wordAnalyzer")
+	}
+	for _, text := range []string{"", "the of and", "Tariffs and the tariff: reciprocity, treaties and a treaty of 1890."} {
+		f := w.field(text)
+		if want := 48 + f.freqs.Size(); f.Size() != want {
+			t.Errorf("field(%q).Size() = %d, want %d", text, f.Size(), want)
+		}
+	}
+}
