@@ -272,3 +272,27 @@ func TestExtractSkipsAHeadingAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestDropMarks checks that a transcript's stage directions and page or
+// footnote numbers leave a report sentence, and nothing else does.
+func TestDropMarks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"[Applause] It is time to reverse the decline in defense spending", "It is time to reverse the decline in defense spending."},
+		{"It's always a pleasure. [Laughter] Now, there's a new face here", "It's always a pleasure. Now, there's a new face here."},
+		{"We cut the deficit in half. (Applause.)", "We cut the deficit in half."},
+		{"While you're thinking about my desk—(laughs)—let's raise the minimum wage", "While you're thinking about my desk—let's raise the minimum wage."},
+		{"I have, therefore, by Executive Order,[1] established the Committee", "I have, therefore, by Executive Order, established the Committee."},
+		{"the Kappel[1] report is before you", "The Kappel report is before you."},
+		{"as the report shows [p.6] the debt fell", "As the report shows the debt fell."},
+		// An editor's words in brackets, a list number in parentheses and
+		// a sum stay.
+		{"the people of [the States] will decide", "The people of [the States] will decide."},
+		{"two rules: (1) free ships make free goods", "Two rules: (1) free ships make free goods."},
+		{"almost [$]1.1 billion in overpayments", "Almost [$]1.1 billion in overpayments."},
+	}
+	for _, tc := range tests {
+		if got := cleanSentence(tc.in); got != tc.want {
+			t.Errorf("cleanSentence(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
