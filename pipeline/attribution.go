@@ -178,3 +178,28 @@ func HeadingAlone(s string) bool {
 	}
 	return words > 0 && long
 }
+
+// transcriptMark matches what a transcript adds to an address in
+// brackets or parentheses that the speaker did not say: the audience's
+// response ("[Laughter]", "(Applause.)", "(laughs)") and a page or
+// footnote number ("[1]", "[p.6]"), with the dashes around it. An
+// editor's bracketed word ("[the States]") is part of the text and
+// stays, as does a list's "(1)".
+var transcriptMark = regexp.MustCompile(`(?i)\s*[—–-]?\s*(?:[\[(](?:laughter|applause|laughs)\.?[\])]|\[(?:p\.\s*)?\d{1,3}\])\s*[—–-]?`)
+
+// DropTranscriptMarks removes a transcript's stage directions and page or
+// footnote numbers from a text (transcriptMark): a sentence quoted in a
+// report holds what was said, and what it quotes is its cited span with
+// these marks removed. A mark between two dashes leaves one dash
+// ("desk—(laughs)—let's" reads "desk—let's"), any other a space.
+func DropTranscriptMarks(s string) string {
+	return transcriptMark.ReplaceAllStringFunc(s, func(m string) string {
+		t := strings.TrimSpace(m)
+		lead, _ := utf8.DecodeRuneInString(t)
+		trail, _ := utf8.DecodeLastRuneInString(t)
+		if strings.ContainsRune("—–-", lead) && strings.ContainsRune("—–-", trail) {
+			return string(lead)
+		}
+		return " "
+	})
+}

@@ -106,3 +106,20 @@ func TestHeadingAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestDropTranscriptMarks checks what a transcript adds is removed and
+// what the speaker or an editor wrote stays.
+func TestDropTranscriptMarks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"[Laughter] But it is a matter of record.", " But it is a matter of record."},
+		{"Reconversion.[1] It is a comprehensive discussion.", "Reconversion. It is a comprehensive discussion."},
+		{"my desk—(laughs)—let’s raise it", "my desk—let’s raise it"},
+		{"We did it. (Applause.) And more", "We did it. And more"},
+		{"the people of [the States], (1) first; [$]1.1 billion", "the people of [the States], (1) first; [$]1.1 billion"},
+	}
+	for _, tc := range tests {
+		if got := DropTranscriptMarks(tc.in); got != tc.want {
+			t.Errorf("DropTranscriptMarks(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -521,10 +521,11 @@ func checkReport(t *testing.T, a *app, rep pipeline.Report) {
 			t.Errorf("%s: citation %+v outside its passage (%v)", id, s.Citation, err)
 			continue
 		}
-		// What the sentence quotes or reports is in the cited span;
-		// its attribution comes from the document's metadata.
+		// What the sentence quotes or reports is in the cited span
+		// (without the transcript's stage directions and footnote
+		// numbers); its attribution comes from the document's metadata.
 		lead, body := pipeline.SplitAttribution(s.Text)
-		if span := d.Text[s.Citation.Start:s.Citation.End]; !strings.Contains(normText(span), strings.TrimSpace(normText(body))) {
+		if span := d.Text[s.Citation.Start:s.Citation.End]; !strings.Contains(normText(pipeline.DropTranscriptMarks(span)), strings.TrimSpace(normText(body))) {
 			t.Errorf("%s: sentence %q not found in its cited span %q", id, body, span)
 		}
 		if lead == "" {

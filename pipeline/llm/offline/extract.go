@@ -3,7 +3,6 @@ package offline
 import (
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -298,7 +297,7 @@ func (e *Engine) hasFactOfKind(text string, kind factKind, wt *wordTerms) bool {
 // stop added when it ends without one (a closing ':' ';' or ',' becomes a
 // full stop).
 func cleanSentence(s string) string {
-	s = standAlone(strings.Join(strings.Fields(dropMarks(s)), " "))
+	s = standAlone(strings.Join(strings.Fields(pipeline.DropTranscriptMarks(s)), " "))
 	s = dropOpeners(strings.TrimLeft(s, "•*-–—# "))
 	s = strings.TrimRight(s, ",;: ")
 	if s == "" {
@@ -314,28 +313,4 @@ func cleanSentence(s string) string {
 		s += "."
 	}
 	return s
-}
-
-// stageMark matches what a transcript adds to an address in brackets
-// or parentheses that the speaker did not say: the audience's response
-// ("[Laughter]", "(Applause.)", "(laughs)"), and a page or footnote
-// number ("[1]", "[p.6]"). An editor's bracketed word ("[the States]")
-// is part of the text and stays.
-var stageMark = regexp.MustCompile(`(?i)\s*[—–-]?\s*(?:[\[(](?:laughter|applause|laughs)\.?[\])]|\[(?:p\.\s*)?\d{1,3}\])\s*[—–-]?`)
-
-// dropMarks removes a transcript's stage directions and page or
-// footnote numbers from a sentence (stageMark): a quoted sentence holds
-// what was said. A mark between two dashes leaves one dash
-// ("desk—(laughs)—let's" reads "desk—let's"). The sentence's other words
-// are the cited span's, so it still holds up against it.
-func dropMarks(s string) string {
-	return stageMark.ReplaceAllStringFunc(s, func(m string) string {
-		t := strings.TrimSpace(m)
-		lead, _ := utf8.DecodeRuneInString(t)
-		trail, _ := utf8.DecodeLastRuneInString(t)
-		if strings.ContainsRune("—–-", lead) && strings.ContainsRune("—–-", trail) {
-			return string(lead)
-		}
-		return " "
-	})
 }
