@@ -6,9 +6,11 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 )
 
 //go:embed *.sql
@@ -38,10 +40,50 @@ func Apply(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
+	if err := checkKnown(ctx, db, names); err != nil {
+		return err
+	}
 	for _, name := range names {
 		if err := applyFile(ctx, db, name); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// ErrUnknownMigration means the database records a migration this build
+// does not ship: a newer or different build of Crucible made or upgraded
+// it, and this one cannot know what that migration changed.
+var ErrUnknownMigration = errors.New("the database was migrated by another build of Crucible")
+
+// checkKnown refuses a database that records a migration not among names,
+// before any migration runs: applying this build's migrations on top of a
+// schema it does not know could break it.
+func checkKnown(ctx context.Context, db *sql.DB, names []string) error {
+	known := make(map[string]bool, len(names))
+	for _, n := range names {
+		known[n] = true
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	var unknown []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return fmt.Errorf("read schema_migrations: %w", err)
+		}
+		if !known[n] {
+			unknown = append(unknown, n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("%w: it records migration(s) %s, which this build does not have; open it with the build that made it (or restore a copy made before), nothing was changed", ErrUnknownMigration, strings.Join(unknown, ", "))
 	}
 	return nil
 }

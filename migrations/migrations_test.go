@@ -3,7 +3,9 @@ package migrations
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -92,5 +94,39 @@ func TestDocumentTextInPassages(t *testing.T) {
 	}
 	if len(gaps) != 2 || gaps[0] != "  " || gaps[1] != "\n\n" {
 		t.Errorf("gaps = %q, want two spaces and a blank line", gaps)
+	}
+}
+
+// TestUnknownMigrationRefused: a database that records a migration this
+// build does not ship (made or upgraded by another build) is refused with
+// an error naming it, before anything is applied; a database that
+// records only shipped migrations opens again.
+func TestUnknownMigrationRefused(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := Apply(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(ctx, db); err != nil {
+		t.Fatalf("applying again: %v", err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (name) VALUES ('0021_from_the_future.sql')`); err != nil {
+		t.Fatal(err)
+	}
+	var before int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	err = Apply(ctx, db)
+	if !errors.Is(err, ErrUnknownMigration) || !strings.Contains(err.Error(), "0021_from_the_future.sql") {
+		t.Fatalf("Apply on a database from another build = %v, want ErrUnknownMigration naming 0021_from_the_future.sql", err)
+	}
+	var after int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&after); err != nil || after != before {
+		t.Errorf("schema_migrations holds %d rows after the refusal, want %d (%v)", after, before, err)
 	}
 }
