@@ -14,7 +14,7 @@ import (
 // Version names the engine in ModelResponse.Model and in the answer cache's
 // namespace. Change it whenever a method changes its answers, so cached
 // answers of the old methods are not replayed as the new ones'.
-const Version = "offline-v45" // v45: a transcript's stage directions ("[Laughter]", "(Applause.)") and page or footnote numbers leave a quoted sentence; v44: a title's "apart from" leaves out what it names; v43: "other than" and "apart from" leave out what they name; v40: "It" with a verb of its own refers back; "Let us ..." is a proposal; v41: "that" right after a modal's verb is its object's; v42: the request's profile reads what its problem statement asks, not what it leaves aside
+const Version = "offline-v46" // v46: a clause opened by "whenever", "wherever" or "lest" has no verb of its own (a list is not cut to it); v45: a transcript's stage directions ("[Laughter]", "(Applause.)") and page or footnote numbers leave a quoted sentence; v44: a title's "apart from" leaves out what it names; v43: "other than" and "apart from" leave out what they name; v40: "It" with a verb of its own refers back; "Let us ..." is a proposal; v41: "that" right after a modal's verb is its object's; v42: the request's profile reads what its problem statement asks, not what it leaves aside
 
 // Analyzer is the text analysis the engine works with.
 type Analyzer interface {

@@ -618,9 +618,10 @@ func hasVerb(clause string) bool {
 
 // dependentOpeners open a dependent clause: a verb after one is not the
 // main clause's ("the staying of warlike preparations when Haiti and the
-// Dominican Republic were on the verge of hostilities" has none).
-var dependentOpeners = setOf(strings.Fields(`which who whom whose that when where while if because although though
-	since unless until whereas`))
+// Dominican Republic were on the verge of hostilities" has none, nor has
+// "whenever the active spirit of enmity to our institutions is abated").
+var dependentOpeners = setOf(strings.Fields(`which who whom whose that when whenever where wherever while if because
+	although though since unless until whereas lest`))
 
 // validSpans returns the sentence spans of text that lie within it and
 // are not empty, each without the dash that opens a list item ("-I shall

@@ -313,10 +313,18 @@ func TestTrimClauses(t *testing.T) {
 		"the United States between Peru and Ecuador; the bringing of the boundary dispute between Panama and Costa Rica to " +
 		"peaceful arbitration; the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of " +
 		"hostilities; the stopping of a war in Nicaragua; the halting of internecine strife in Honduras."
+	// Coolidge, 1923: dependent clauses waiting for the main clause.
+	whenever := "Whenever there appears any disposition to compensate our citizens who were despoiled, and to recognize " +
+		"that debt contracted with our Government, not by the Czar, but by the newly formed Republic of Russia; whenever " +
+		"the active spirit of enmity to our institutions is abated; whenever there appear works mete for repentance; our " +
+		"country ought to be the first to go to the economic and moral rescue of Russia, and to lend it every help that " +
+		"its people would accept from a friendly nation across the sea."
 	tests := []struct {
 		name, text, answer string
 		want               string // "" for the text unchanged
 	}{
+		{"a dependent clause is no sentence", whenever, "active spirit of enmity", ""},
+		{"nor are two of them", whenever, "active spirit of enmity repentance", ""},
 		{"the clause stating the answer", list, "$227 billion",
 			"The windfall profits tax on crude oil has been enacted providing $227 billion over ten years for assistance to low-income households."},
 		{"a short sentence stays whole", "The tax was enacted; it provides $227 billion.", "$227 billion", ""},
@@ -348,6 +356,7 @@ func TestHasVerb(t *testing.T) {
 	for s, want := range map[string]bool{
 		"The windfall profits tax on crude oil has been enacted": true,
 		"Prices rose sharply after the tariff":                   true,
+		"whenever the active spirit of enmity is abated":         false,
 		"-the united strength of the Atlantic Community":         false,
 		"the regional strength of our Hemispheric relations":     false,
 		"its revised terms and the new schedule of duties":       false,
