@@ -582,15 +582,14 @@ func (r *run) documentYear(ctx context.Context, docID string) int {
 // opening sentences, stayed more on topic than the engine on two blind
 // sets). The nugget a candidate answers does not vouch for it: a
 // question drawn from an off-topic passage backs off-topic sentences.
-// The sentence's own words are not asked: its attribution names a
-// speaker, not a subject.
+// The sentence itself must name the subject as well (namesSubject).
 func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 	if r.subject.empty() {
 		return cands // nothing to hold sentences to (see subject)
 	}
 	out := make([]pipeline.Candidate, 0, len(cands))
 	for _, c := range cands {
-		if r.bestPassage(c.Citation) && r.speaksOfSubject(c.Citation.DocID, c.Support) {
+		if r.bestPassage(c.Citation) && r.speaksOfSubject(c.Citation.DocID, c.Support) && r.namesSubject(c.Sentence) {
 			out = append(out, c)
 		}
 	}
@@ -602,6 +601,20 @@ func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 		r.problem("%s", msg)
 	}
 	return r.inScope(out)
+}
+
+// namesSubject reports whether a report sentence, as a reader sees it,
+// names the request's subject: an anchor, a phrase or an acronym of it
+// (subject.covers) in what the sentence says, its attribution aside (the
+// attribution names a speaker and a year, not a subject). That its cited
+// text speaks of the subject is not enough: a clause cut from a long
+// sentence ("whenever the active spirit of enmity to our institutions is
+// abated; whenever there appear works mete for repentance") leaves the
+// words that put the span on topic ("the newly formed Republic of
+// Russia") outside the quotation.
+func (r *run) namesSubject(sentence string) bool {
+	_, body := pipeline.SplitAttribution(sentence)
+	return r.subject.covers(body, false)
 }
 
 // emptyReport ends the problem onTopic records when no candidate may be

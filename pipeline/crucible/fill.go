@@ -266,13 +266,14 @@ func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nug
 
 // fillOnTopic reports whether a fill candidate may be assembled as any
 // candidate may (onTopic): it cites one of the request's best passages,
-// its cited text speaks of the subject, and its document is within the
-// period the title names; any, when no subject could be read.
+// its cited text speaks of the subject and the sentence names it, and its
+// document is within the period the title names; any, when no subject
+// could be read.
 func (r *run) fillOnTopic(c pipeline.Candidate) bool {
 	if r.subject.empty() {
 		return true // nothing to hold sentences to (see onTopic)
 	}
-	return r.bestPassage(c.Citation) && r.speaksOfSubject(c.Citation.DocID, c.Support) && !r.outOfScope(c.Citation.DocID)
+	return r.bestPassage(c.Citation) && r.speaksOfSubject(c.Citation.DocID, c.Support) && r.namesSubject(c.Sentence) && !r.outOfScope(c.Citation.DocID)
 }
 
 // repeatsCitation reports whether a citation overlaps one an assembled

@@ -37,8 +37,10 @@ import (
 // subject is read from what the request asks, not from the clauses that
 // say what to leave aside (newSubject). v14 (session 27): "other than"
 // and "apart from" say what to leave aside too (pipeline.SplitExclusions).
-// v15: so do a title's (Request.AskedTitle).
-const Version = "crucible-pipeline-v15"
+// v15: so do a title's (Request.AskedTitle). v16 (session 29): a report
+// sentence must itself name the subject, not only its cited text
+// (run.namesSubject).
+const Version = "crucible-pipeline-v16"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

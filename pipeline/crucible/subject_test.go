@@ -125,23 +125,47 @@ func TestOnTopicKeepsCandidatesOfTheSubject(t *testing.T) {
 		query:        analysis.NewSet([]string{"tariff", "debates"}),
 		inPeriod:     map[string]bool{"in": true},
 		bestPassages: map[string]bool{pipeline.PassageID("in", 0): true, pipeline.PassageID("out", 0): true}}
+	// quoted is the sentence the offline engine writes from a span:
+	// an attribution, then the span's words.
+	quoted := func(label, span string) string { return "In 1890, Harrison " + label + " reported: “" + span + "”" }
+	cand := func(nugget, label, support, doc string, ordinal int) pipeline.Candidate {
+		return pipeline.Candidate{NuggetID: nugget, Sentence: quoted(label, support), Support: support,
+			Citation: pipeline.Citation{DocID: doc, Ordinal: ordinal}}
+	}
 	cands := []pipeline.Candidate{
-		{NuggetID: "n1", Sentence: "A", Support: "The tariff raised the duties.", Citation: pipeline.Citation{DocID: "in"}},        // an anchor and a favoured word of the request
-		{NuggetID: "n1", Sentence: "B", Support: "The tariff rose.", Citation: pipeline.Citation{DocID: "in"}},                     // an anchor alone
-		{NuggetID: "n2", Sentence: "C", Support: "The tariff on wool rose.", Citation: pipeline.Citation{DocID: "in"}},             // two anchors
-		{NuggetID: "n2", Sentence: "D", Support: "Protective duties were kept.", Citation: pipeline.Citation{DocID: "in"}},         // a phrase
-		{NuggetID: "n2", Sentence: "E tariff duties", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}},          // the sentence's own words do not count
-		{NuggetID: "n3", Sentence: "F", Support: "The tariff raised the duties.", Citation: pipeline.Citation{DocID: "out"}},       // outside the period: a second anchor needed
-		{NuggetID: "n3", Sentence: "G", Support: "The tariff on wool rose again.", Citation: pipeline.Citation{DocID: "out"}},      // which it has
-		{NuggetID: "n3", Sentence: "H", Support: "Protective duties were kept again.", Citation: pipeline.Citation{DocID: "out"}},  // a phrase is not enough there
-		{NuggetID: "n4", Sentence: "I", Support: "The tariff on wool rose.", Citation: pipeline.Citation{DocID: "in", Ordinal: 7}}, // not one of the request's best passages
+		cand("n1", "A", "The tariff raised the duties.", "in", 0),                                                              // an anchor and a favoured word of the request
+		cand("n1", "B", "The tariff rose.", "in", 0),                                                                           // an anchor alone
+		cand("n2", "C", "The tariff on wool rose.", "in", 0),                                                                   // two anchors
+		cand("n2", "D", "Protective duties were kept.", "in", 0),                                                               // a phrase
+		{NuggetID: "n2", Sentence: "E: the tariff duties", Support: "Harrison won.", Citation: pipeline.Citation{DocID: "in"}}, // the cited text must speak of the subject
+		cand("n3", "F", "The tariff raised the duties.", "out", 0),                                                             // outside the period: a second anchor needed
+		cand("n3", "G", "The tariff on wool rose again.", "out", 0),                                                            // which it has
+		cand("n3", "H", "Protective duties were kept again.", "out", 0),                                                        // a phrase is not enough there
+		cand("n4", "I", "The tariff on wool rose.", "in", 7),                                                                   // not one of the request's best passages
+		// The cited text speaks of the subject, but the sentence, a clause
+		// cut from it, does not name it: the attribution's words do not count.
+		{NuggetID: "n5", Sentence: quoted("J", "Wheat fell by a third."), Support: "The tariff raised the duties; wheat fell by a third.",
+			Citation: pipeline.Citation{DocID: "in"}},
+		{NuggetID: "n5", Sentence: "In 1890, Tariff K reported that wheat fell.", Support: "The tariff raised the duties; wheat fell.",
+			Citation: pipeline.Citation{DocID: "in"}},
+		// A sentence that reports what the span says names it in its own words.
+		{NuggetID: "n5", Sentence: "In 1890, Harrison L reported that the tariff raised the duties.", Support: "The tariff raised the duties.",
+			Citation: pipeline.Citation{DocID: "in"}},
 	}
 	var got []string
 	for _, c := range r.onTopic(cands) {
-		got = append(got, c.Sentence)
+		lead, _ := pipeline.SplitAttribution(c.Sentence)
+		got = append(got, strings.Fields(lead)[3])
 	}
-	if strings.Join(got, ",") != "A,C,D,G" {
-		t.Errorf("kept %v, want [A C D G]", got)
+	if strings.Join(got, ",") != "A,C,D,G,L" {
+		t.Errorf("kept %v, want [A C D G L]", got)
+	}
+	// The fill holds its candidates to the same.
+	for _, c := range cands {
+		lead, _ := pipeline.SplitAttribution(c.Sentence)
+		if label := strings.Fields(lead + " - - - -")[3]; (label == "J" || label == "K") && r.fillOnTopic(c) {
+			t.Errorf("the fill may assemble %q, whose words do not name the subject", c.Sentence)
+		}
 	}
 }
 
@@ -153,14 +177,14 @@ func TestOnTopicLeavesOutWhatTheRequestExcludes(t *testing.T) {
 			phrases: map[[2]string]bool{}, acronyms: map[string]bool{}, words: map[string]bool{"duties": true},
 			leftOut: map[string]bool{"hawaii": true}, leftOutPairs: map[[2]string]bool{{"sugar", "bounty"}: true}}}
 	cands := []pipeline.Candidate{
-		{NuggetID: "n1", Sentence: "A", Support: "The tariff raised the duties on wool.", Citation: pipeline.Citation{DocID: "d"}},
-		{NuggetID: "n1", Sentence: "B", Support: "The tariff on wool from Hawaii fell.", Citation: pipeline.Citation{DocID: "d"}},
-		{NuggetID: "n2", Sentence: "C", Support: "The tariff repealed the sugar bounty on wool.", Citation: pipeline.Citation{DocID: "d"}},
-		{NuggetID: "n2", Sentence: "D", Support: "The bounty on sugar and the tariff on wool.", Citation: pipeline.Citation{DocID: "d"}},
+		{NuggetID: "n1", Sentence: "A: The tariff raised the duties on wool.", Support: "The tariff raised the duties on wool.", Citation: pipeline.Citation{DocID: "d"}},
+		{NuggetID: "n1", Sentence: "B: The tariff on wool from Hawaii fell.", Support: "The tariff on wool from Hawaii fell.", Citation: pipeline.Citation{DocID: "d"}},
+		{NuggetID: "n2", Sentence: "C: The tariff repealed the sugar bounty on wool.", Support: "The tariff repealed the sugar bounty on wool.", Citation: pipeline.Citation{DocID: "d"}},
+		{NuggetID: "n2", Sentence: "D: The bounty on sugar and the tariff on wool.", Support: "The bounty on sugar and the tariff on wool.", Citation: pipeline.Citation{DocID: "d"}},
 	}
 	var got []string
 	for _, c := range r.onTopic(cands) {
-		got = append(got, c.Sentence)
+		got = append(got, c.Sentence[:1])
 	}
 	if strings.Join(got, ",") != "A,D" {
 		t.Errorf("kept %v, want [A D]", got)
