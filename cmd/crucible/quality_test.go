@@ -339,6 +339,11 @@ var goldSets = []goldSet{
 	// 48 facts against the lead baseline's 23, and 0.740 on topic against
 	// 0.721 (testdata/eval/README.md).
 	{"sotu55 (held out)", "sotu55-requests.jsonl", "sotu55-nuggets.jsonl", "sotu55-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu56 (labor, industry and cities): its blind first run (session
+	// 29, crucible-pipeline-v15 and v16) gave the engine 38 facts before
+	// and after against the lead baseline's 20, and 0.738 → 0.764 on
+	// topic against 0.523 (testdata/eval/README.md).
+	{"sotu56 (held out)", "sotu56-requests.jsonl", "sotu56-nuggets.jsonl", "sotu56-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
