@@ -478,7 +478,7 @@ func emptyOffSubject(rep pipeline.Report) bool {
 		return false
 	}
 	for _, p := range rep.Problems {
-		if strings.Contains(p, "speaks of its subject; the report is empty") {
+		if strings.Contains(p, "names it in its own words; the report is empty") {
 			return true
 		}
 	}

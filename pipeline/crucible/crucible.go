@@ -594,9 +594,9 @@ func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 		}
 	}
 	if len(out) == 0 && len(cands) > 0 {
-		msg := fmt.Sprintf("assemble: none of the %d candidate sentences cites one of the request's %d best passages and speaks of its subject%s", len(cands), subjectPassages, emptyReport)
+		msg := fmt.Sprintf("assemble: none of the %d candidate sentences cites one of the request's %d best passages, speaks of its subject there and names it in its own words%s", len(cands), subjectPassages, emptyReport)
 		if names := r.subject.names(r.req); len(names) > 0 {
-			msg += fmt.Sprintf(". Its subject was read from the request's words %s: a report sentence must hold one of them beside a second word of the request (two of them will do), or an acronym or two-word phrase of the request as it writes them", quotedWords(names))
+			msg += fmt.Sprintf(". Its subject was read from the request's words %s: the text a report sentence cites must hold one of them beside a second word of the request (two of them will do), or an acronym or two-word phrase of the request as it writes them, and the sentence itself one of them, or such an acronym or phrase", quotedWords(names))
 		}
 		r.problem("%s", msg)
 	}
