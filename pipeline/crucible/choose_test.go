@@ -13,8 +13,9 @@ import (
 
 // TestSentenceScore: the choice of sentences favours, other things being
 // equal, a better-ranked cited passage, a passage other nuggets' candidates
-// cite too, the problem statement's words, an earlier turn, and the
-// shorter sentence.
+// cite too, the problem statement's words, an earlier turn, the
+// shorter sentence, and figures in what the sentence says (not in its
+// attribution's year).
 func TestSentenceScore(t *testing.T) {
 	r := &run{e: &Engine{Terms: words},
 		req:     pipeline.Request{Title: "Canal tolls", ProblemStatement: "Describe the tolls charged on the Panama canal and the treaty with Britain."},
@@ -43,9 +44,30 @@ func TestSentenceScore(t *testing.T) {
 		{"the problem statement's words", pipeline.Candidate{NuggetID: "n1", Sentence: "The ships paid the tolls of the treaty in that year.", Citation: at("a")}, top},
 		{"an earlier turn", top, pipeline.Candidate{NuggetID: "n4", Sentence: plain, Citation: at("a")}},
 		{"a shorter sentence", top, pipeline.Candidate{NuggetID: "n1", Sentence: plain + " " + plain, Citation: at("a")}},
+		{"figures", pipeline.Candidate{NuggetID: "n1", Sentence: "The ships paid $1,250,000 in 1913, 40 percent more.", Citation: at("a")},
+			pipeline.Candidate{NuggetID: "n1", Sentence: "The ships paid what was asked in that year, and more.", Citation: at("a")}},
 	} {
 		if b, w := score(tc.better), score(tc.worse); b <= w {
 			t.Errorf("%s: %.4f is not above %.4f", tc.name, b, w)
+		}
+	}
+	// The feature counts the figures of what a document says, up to four:
+	// the year the attribution gives is the metadata's, not a fact.
+	features := r.choiceFeatures(turns, cands)
+	figures := len(ChoiceFeatures) - 1
+	if ChoiceFeatures[figures] != "figures" {
+		t.Fatalf("ChoiceFeatures ends with %q", ChoiceFeatures[figures])
+	}
+	for _, tc := range []struct {
+		sentence string
+		want     float64
+	}{
+		{"In 1913, Wilson reported that the ships paid $1,250,000 in tolls.", 1},
+		{"In 1913, Wilson reported: \u201cThe tolls were fair.\u201d", 0},
+		{"The canal opened in 1914 and took 5,000 ships, 12 a day, in 1915 and 1916.", 4},
+	} {
+		if got := features(pipeline.Candidate{NuggetID: "n1", Sentence: tc.sentence, Citation: at("a")})[figures]; got != tc.want {
+			t.Errorf("figures of %q = %v, want %v", tc.sentence, got, tc.want)
 		}
 	}
 }

@@ -39,8 +39,10 @@ import (
 // and "apart from" say what to leave aside too (pipeline.SplitExclusions).
 // v15: so do a title's (Request.AskedTitle). v16 (session 29): a report
 // sentence must itself name the subject, not only its cited text
-// (run.namesSubject).
-const Version = "crucible-pipeline-v16"
+// (run.namesSubject). v17 (session 30): the choice weighs the figures a
+// sentence states (ChoiceFeatures' "figures") and its model is refitted
+// on the 55 used sets (choiceWeights).
+const Version = "crucible-pipeline-v17"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -52,7 +52,7 @@ import sys
 # The features in the order of crucible.ChoiceFeatures (the --choices file
 # writes them by name).
 FEATURES = ["passage_rank", "shared", "problem_words", "turn", "quality",
-            "anchors", "title_words", "length"]
+            "anchors", "title_words", "length", "figures"]
 # The power of a candidate's length its score is divided by
 # (crucible.lengthPower).
 LENGTH_POWER = 0.75
