@@ -344,6 +344,14 @@ var goldSets = []goldSet{
 	// and after against the lead baseline's 20, and 0.738 → 0.764 on
 	// topic against 0.523 (testdata/eval/README.md).
 	{"sotu56 (held out)", "sotu56-requests.jsonl", "sotu56-nuggets.jsonl", "sotu56-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu57 (courts, crime, the Constitution, elections, the civil
+	// service) and sotu58 (agriculture, waterways, conservation,
+	// disasters): their blind first runs (session 30, crucible-pipeline-v16
+	// and v17) gave the engine 21 → 24 and 41 → 44 facts against the lead
+	// baseline's 6 and 18, and 0.954 → 0.953 and 0.753 → 0.758 on topic
+	// against 0.587 and 0.536 (testdata/eval/README.md).
+	{"sotu57 (held out)", "sotu57-requests.jsonl", "sotu57-nuggets.jsonl", "sotu57-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	{"sotu58 (held out)", "sotu58-requests.jsonl", "sotu58-nuggets.jsonl", "sotu58-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
