@@ -387,13 +387,21 @@ func segEndsSentence(word, next string) bool {
 		return true
 	}
 	lower := strings.ToLower(core)
+	// A title joined to the word before by a hyphen is still a title:
+	// "the Great Lakes-St. Lawrence River Basin".
+	title := core
+	if i := strings.LastIndexAny(core, "-–—/"); i >= 0 {
+		_, size := utf8.DecodeRuneInString(core[i:])
+		title = core[i+size:]
+	}
+	titleFirst, _ := utf8.DecodeRuneInString(title)
 	first, _ := utf8.DecodeRuneInString(core)
 	switch {
 	case segNever[lower]:
 		return false
 	case segInitial(core) || segAcronym(core):
 		return segStarter(next)
-	case segTitles[lower] && unicode.IsUpper(first):
+	case segTitles[lower] && unicode.IsUpper(first), title != core && segTitles[strings.ToLower(title)] && unicode.IsUpper(titleFirst):
 		return false
 	case segBeforeNumber[lower] && segStartsWithDigit(next):
 		return false

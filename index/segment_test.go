@@ -112,6 +112,11 @@ func TestSentences(t *testing.T) {
 			want: []string{"I shall recommend other actions: -To raise the farmers' income.", "-I shall recommend air safety.", "—Measures for medical care. -- 2 more.", "A - b.", "It ended. - and so on."},
 		},
 		{
+			name: "a title joined to the word before by a hyphen",
+			text: "Legislation for the Great Lakes-St. Lawrence River Basin is needed. Cross-Gen. Smith came. Bay–Mt. Hood rose.",
+			want: []string{"Legislation for the Great Lakes-St. Lawrence River Basin is needed.", "Cross-Gen. Smith came.", "Bay–Mt. Hood rose."},
+		},
+		{
 			name: "question and exclamation",
 			text: "Is this right? It is! We agree.",
 			want: []string{"Is this right?", "It is!", "We agree."},
