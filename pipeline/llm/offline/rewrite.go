@@ -103,8 +103,8 @@ var (
 	reWord = regexp.MustCompile(`[\pL\pN]+(?:['’-][\pL\pN]+)*`)
 	// reInnerBack finds words early in a sentence that point back:
 	// "such a", "the same", "the said", "the former", "the latter", "the
-	// above".
-	reInnerBack = regexp.MustCompile(`(?i)\b(?:such\s+(?:a|an)|the\s+(?:same|said|former|latter|above|aforesaid))\b`)
+	// above", "the foregoing".
+	reInnerBack = regexp.MustCompile(`(?i)\b(?:such\s+(?:a|an)|the\s+(?:same|said|former|latter|above|aforesaid|aforementioned|foregoing))\b`)
 )
 
 // innerBackWords is how many words from the start of a sentence may hold
@@ -124,28 +124,55 @@ func referBack(s string) bool {
 		return false
 	}
 	first := strings.ToLower(words[0])
-	next := ""
+	next, third := "", ""
 	if len(words) > 1 {
 		next = strings.ToLower(words[1])
 	}
-	switch first {
+	if len(words) > 2 {
+		third = strings.ToLower(words[2])
+	}
+	switch pronounOf(first) {
 	case "such", "they", "them", "he", "she", "him", "its", "their", "his", "her", "hers", "theirs", "thereupon",
-		"therein", "thereby", "thereof", "whereupon":
+		"therein", "thereby", "thereof", "whereupon", "then":
+		// "Then" without its comma (which dropOpeners takes) is the time
+		// of what was said before: "Then our territory consisted of ...".
 		return true
 	case "it":
-		return !pointsAheadIt(words)
+		return first == "it" && !pointsAheadIt(words)
 	case "that", "those":
 		// "That country", "those measures" point away from the speaker,
-		// at what was said before; "those who", "that of" point ahead.
-		if next != "who" && next != "of" && next != "which" {
+		// at what was said before, and so do "that of" and "those of"
+		// standing for a noun said before ("That of the Revolutionary
+		// War period was paid by 1835"); "those who", "those of us" point
+		// ahead or at the audience.
+		switch {
+		case next == "who" || next == "which":
+		case next == "of" && (third == "us" || third == "you"):
+		default:
 			return true
 		}
-	case "that's", "that’s":
-		return true // "That's why ...": for what the sentence before said
 	case "this", "these":
 		if !demonstrativeOfSituation(words[1:]) {
 			return true
 		}
+	case "the":
+		// "The other ...", "The remainder was ...", "The result was
+		// ...": the part or the outcome of something named before.
+		switch next {
+		case "others", "remainder", "rest", "result", "latter", "former":
+			return third != "of"
+		case "other":
+			return third != "day" && third != "side" && third != "hand"
+		}
+	case "both":
+		// "Both are ...", "Both Provinces were formed ...": the two named
+		// before; "Both on the Atlantic and Pacific coasts" names them.
+		if !containsWord(words[1:], "and") {
+			return true
+		}
+	}
+	if prepositions[first] && (next == "that" || next == "such") {
+		return true // "In that remote region", "In such cases"
 	}
 	if loc := reInnerBack.FindStringIndex(s); loc != nil && len(reWord.FindAllString(s[:loc[0]], -1)) < innerBackWords {
 		return true
@@ -156,6 +183,28 @@ func referBack(s string) bool {
 			if !demonstrativeOfSituation(words[i+1:]) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// pronounOf returns a word without the contraction that may end it
+// ("they're", "he'd", "she's" → "they", "he", "she"), so that the
+// pronoun is found either way.
+func pronounOf(w string) string {
+	for _, c := range []string{"'re", "'ve", "'d", "'s", "'ll", "’re", "’ve", "’d", "’s", "’ll"} {
+		if b, ok := strings.CutSuffix(w, c); ok && b != "" {
+			return b
+		}
+	}
+	return w
+}
+
+// containsWord reports whether words hold w, in any case.
+func containsWord(words []string, w string) bool {
+	for _, x := range words {
+		if strings.EqualFold(x, w) {
+			return true
 		}
 	}
 	return false
@@ -558,8 +607,11 @@ func innerQuotes(s string) string {
 func selfContained(passage string, spans []pipeline.Span, i int) (start, end int, text string, ok bool) {
 	from := i
 	for {
-		head := dropOpeners(standAlone(strings.Join(strings.Fields(passage[spans[from].Start:spans[from].End]), " ")))
-		if !referBack(head) {
+		head := dropOpeners(standAlone(strings.Join(strings.Fields(pipeline.DropTranscriptMarks(passage[spans[from].Start:spans[from].End])), " ")))
+		// A sentence that is only a transcript's mark or a heading
+		// ("(Applause.)") is not what the sentence after it refers to:
+		// the join goes on back past it.
+		if head != "" && !referBack(head) {
 			break
 		}
 		if from == 0 || i-from >= maxJoined {

@@ -103,6 +103,16 @@ func TestRewriteRules(t *testing.T) {
 				"This change reduced the revenue from sugar by $50,000,000.",
 		},
 		{
+			name:   "a sentence after a transcript's mark is joined with what it refers to",
+			nugget: prompts.QA{Question: "How much would the tariff reform cut the cost of sugar for everyone?", Answer: "$50,000,000"},
+			passage: "Wool prices rose. The McKinley Tariff admits raw sugar free of duty. (Applause.) " +
+				"And, by the way, that will cut the cost of sugar for everyone by $50,000,000.",
+			wantSupport: "The McKinley Tariff admits raw sugar free of duty. (Applause.) " +
+				"And, by the way, that will cut the cost of sugar for everyone by $50,000,000.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the McKinley Tariff admits raw sugar free of duty. " +
+				"And, by the way, that will cut the cost of sugar for everyone by $50,000,000.",
+		},
+		{
 			name:         "reported speech is quoted as a claim, not stated as fact",
 			nugget:       prompts.QA{Question: "After what date did critics claim wool prices rose?", Answer: "October 6, 1890"},
 			passage:      "Wool prices rose. Critics of the tariff claimed that the prices of wool rose sharply after October 6, 1890.",
@@ -137,7 +147,8 @@ func TestRewriteRules(t *testing.T) {
 				t.Errorf("sentence = %q\nwant %q", out.Sentence, tt.wantSentence)
 			}
 			lead, body := pipeline.SplitAttribution(out.Sentence)
-			if lead == "" || !strings.Contains(strings.ToLower(out.Support), strings.ToLower(strings.TrimSuffix(body, "."))[1:]) {
+			quoted := strings.Join(strings.Fields(pipeline.DropTranscriptMarks(out.Support)), " ") // what the sentence may quote of its span
+			if lead == "" || !strings.Contains(strings.ToLower(quoted), strings.ToLower(strings.TrimSuffix(body, "."))[1:]) {
 				t.Errorf("SplitAttribution(%q) = %q, %q: the body is not the cited text", out.Sentence, lead, body)
 			}
 		})
@@ -161,6 +172,26 @@ func TestRewriteDropsWhatItCannotResolve(t *testing.T) {
 	out = attributedExtract(t, tariffNugget, "Wool prices rose. Did Congress pass the McKinley Tariff in 1890?")
 	if out.Found {
 		t.Errorf("a question was used: %q", out.Sentence)
+	}
+}
+
+func TestSelfContainedSkipsTranscriptMarks(t *testing.T) {
+	// The demo corpus's segmenter makes "(Applause.)" a sentence of its
+	// own (Biden, 2021): the sentence after it refers back past it.
+	passage := "Let us give Medicare the power to negotiate lower drug prices. (Applause.) " +
+		"And, by the way, that will lower drug costs for everyone."
+	first, mark := strings.Index(passage, "(Applause"), strings.Index(passage, "And,")
+	spans := []pipeline.Span{{Start: 0, End: first - 1}, {Start: first, End: mark - 1}, {Start: mark, End: len(passage)}}
+	start, end, text, ok := selfContained(passage, spans, 2)
+	if !ok || start != 0 || end != len(passage) {
+		t.Fatalf("selfContained = %d, %d, %q, %v; want the three sentences joined", start, end, text, ok)
+	}
+	if got := cleanSentence(text); !strings.HasPrefix(got, "Let us give Medicare") || strings.Contains(got, "Applause") {
+		t.Errorf("cleaned sentence = %q", got)
+	}
+	// With nothing before the mark the sentence cannot be resolved.
+	if _, _, text, ok := selfContained(passage[first:], []pipeline.Span{{Start: 0, End: mark - first - 1}, {Start: mark - first, End: len(passage) - first}}, 1); ok {
+		t.Errorf("a sentence whose referent is only a transcript's mark was used: %q", text)
 	}
 }
 
@@ -205,6 +236,33 @@ func TestReferBack(t *testing.T) {
 		{"It is with satisfaction that I am able to announce the treaty.", false},
 		{"It is a subject for congratulation that Brazil has taken the step.", false},
 		{"It appears that the number of desertions has diminished.", false},
+		// Pronouns with their contractions (Clinton, 1997; George Bush,
+		// 1989), "that of" and "those of" for a noun said before
+		// (Coolidge, 1925; John Quincy Adams, 1825), a part or the
+		// outcome of what was named before (Lincoln, 1864; Coolidge,
+		// 1925), "both" without the two it joins (Monroe, 1821), "then"
+		// without its comma, a preposition with "that" or "such".
+		{"They're up there with the First Lady.", true},
+		{"He'd received from President Roosevelt a hand-carried letter.", true},
+		{"She’s sitting down with the First Lady tonight.", true},
+		{"That of the Revolutionary War period was paid by 1835.", true},
+		{"Those of the 3d of March last are in the course of execution.", true},
+		{"Those of you in the intelligence committees know well.", false},
+		{"Those of us who remember the depression will act.", false},
+		{"The remainder was located with military land warrants.", true},
+		{"The rest of the world watched.", false},
+		{"The other is the Mississippi River stem.", true},
+		{"The other $11 billion will be provided by new funds.", true},
+		{"The other day a farmer wrote to me.", false},
+		{"The result was particularly gratifying.", true},
+		{"The result of the election was accepted.", false},
+		{"Both Provinces were formed into one Territory.", true},
+		{"Both on the Atlantic and Pacific coasts, fortifications should be provided.", false},
+		{"Then our territory consisted of 909,050 square miles.", true},
+		{"In that remote region hostile bands roam.", true},
+		{"In such cases other nations deal with the facts.", true},
+		{"It's time to reform the tax code.", false},
+		{"The foregoing are interim administrative actions.", true},
 	}
 	for _, tt := range tests {
 		if got := referBack(tt.s); got != tt.want {

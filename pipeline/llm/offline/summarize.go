@@ -367,7 +367,15 @@ func stripHeading(s string) string {
 		long = long || isShouted(fields[shouted])
 		shouted++
 	}
-	if !long || !startsUpper(fields[shouted]) || allCaps(fields[shouted]) {
+	opener := false
+	if shouted > k+1 && !startsUpper(fields[shouted]) && (fields[shouted-1] == "I" || fields[shouted-1] == "A") {
+		// "I" and "A" are capitals too: the sentence after the heading
+		// opens with them ("IMMIGRATION AND DEPORTATION I recommend ...",
+		// "COMMERCIAL AVIATION A rapid growth ...").
+		shouted--
+		opener = true
+	}
+	if !long || !startsUpper(fields[shouted]) || allCaps(fields[shouted]) && !opener {
 		// No heading; a short list number alone still goes ("(12)
 		// Legislation for the domestic use of atomic energy ...").
 		if len(fields) > 2 && isEnumerator(fields[0]) && len(strings.Trim(fields[0], "().")) <= 2 &&

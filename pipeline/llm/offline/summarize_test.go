@@ -156,6 +156,15 @@ func TestStandAlone(t *testing.T) {
 		{"1933. That year the banks closed.", "1933. That year the banks closed."}, // a year is no list number
 		{"Mr. Mizner exceeded his authority.", "Mr. Mizner exceeded his authority."},
 		{"To the Senate and House of Representatives: Peace.", "To the Senate and House of Representatives: Peace."},
+		// "I" and "A" open the sentence after a heading (Coolidge, 1924;
+		// Taft, 1912; the two dozen others like them in the demo corpus).
+		{"IMMIGRATION AND DEPORTATION I recommend that immigration restriction be placed upon a more definite basis.",
+			"I recommend that immigration restriction be placed upon a more definite basis."},
+		{"OUR BANKING AND CURRENCY SYSTEM A time when panics seem far removed is the best time to prepare.",
+			"A time when panics seem far removed is the best time to prepare."},
+		{"PHILIPPINES A bill is pending in Congress.", "A bill is pending in Congress."},
+		{"I AM glad.", "I AM glad."}, // no heading before the "I"
+		{"THE TARIFF I have regarded it as my duty.", "I have regarded it as my duty."},
 	}
 	for _, tt := range tests {
 		if got := standAlone(tt.in); got != tt.want {
