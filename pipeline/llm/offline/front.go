@@ -76,7 +76,7 @@ func pastBase(w string) (string, bool) {
 }
 
 // notPast are words in -ed that are no past tense.
-var notPast = setOf(strings.Fields(`hundred kindred sacred naked wicked rugged ragged crooked`))
+var notPast = setOf(strings.Fields(`hundred kindred sacred naked wicked rugged ragged crooked hatred beloved`))
 
 func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
 
@@ -454,6 +454,109 @@ func readableQuestion(q string) bool {
 	return strings.Count(q, "(") == strings.Count(q, ")") && strings.Count(q, "“") == strings.Count(q, "”") &&
 		strings.Count(q, `"`)%2 == 0
 }
+
+// readableClauseQuestion reports whether a question made from a
+// sentence's own clause (clauseQuestion) is readable (readableQuestion)
+// and kept nothing of the clause that the making broke (brokenClause).
+// Template questions need not pass the second test: their words are the
+// template's and a noun phrase's, or a heading's.
+func readableClauseQuestion(q string) bool {
+	return readableQuestion(q) && !brokenClause(reWord.FindAllString(q, -1))
+}
+
+// brokenClause reports whether a question's words keep what moving the wh-phrase, or cutting the answer out, broke in
+// its source sentence:
+//
+//   - a subjunctive "be" left as its verb, with no modal or "to" before
+//     it ("From which department be the weather service separated?",
+//     of "I recommend that the weather service be separated from ...");
+//   - a number left before "or" or "and" whose other half was the answer
+//     ("How many years does the practice march of the last two or have
+//     been invaluable ...?");
+//   - a second verb in the past after "did" or "does" and the verb it
+//     asks with, where no relative word opens a clause of its own ("To
+//     how many acres did the public land dispose of during the year
+//     amounted?").
+func brokenClause(words []string) bool {
+	modal := false
+	do := -1
+	for i, w := range words {
+		l := strings.ToLower(w)
+		switch {
+		case modalVerbs[l] || l == "to" || l == "shall" || l == "let" || l == "not":
+			modal = true
+		case l == "be" && !modal:
+			return true
+		case (l == "or" || l == "and") && i > 0 && i+1 < len(words) && numberWord(strings.ToLower(words[i-1])) &&
+			!numberWord(strings.ToLower(words[i+1])) && !countOthers[strings.ToLower(words[i+1])]:
+			return true
+		case l == "did" || l == "does" || l == "do":
+			if do < 0 {
+				do = i
+			}
+		case relativeWords[l]:
+			do = -1 // a clause of its own follows
+		case do >= 0 && i > do+2 && pastForm(l) && !participleAfter(words, i):
+			return true
+		}
+	}
+	// The wh-phrase is followed by its auxiliary and subject, or is the
+	// subject: never by an article ("With what the diplomatic relations
+	// have been resumed?", "What the Attorney-General ...").
+	for i, w := range words {
+		l := strings.ToLower(w)
+		if !isWh(l) {
+			continue
+		}
+		next := i + 1
+		if l == "how" && next < len(words) {
+			next++ // "how many", "how much"
+		}
+		if next < len(words) && articles[strings.ToLower(words[next])] {
+			return true
+		}
+		break
+	}
+	return false
+}
+
+// pastForm reports whether a word looks like a verb in the past: it ends
+// in -ed, but not as "exceed" or "hundred" do.
+func pastForm(w string) bool {
+	return len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed") && !notPast[w]
+}
+
+// participleAfter reports whether the word at i is a participle rather
+// than a finite verb: after a form of "be" or "have", or after an
+// article or a possessive (an adjective: "the united strength").
+func participleAfter(words []string, i int) bool {
+	p := strings.ToLower(words[i-1])
+	return finiteAuxiliary[p] || p == "been" || p == "being" || p == "having" || determiners[p] || possessives[p]
+}
+
+// numberWord reports whether w is a number written in figures or words.
+func numberWord(w string) bool {
+	if w != "" && unicode.IsDigit(rune(w[0])) {
+		return true
+	}
+	return smallNumbers[w]
+}
+
+var (
+	// finiteAuxiliary are the forms of "be" and "have" that can carry a
+	// clause.
+	finiteAuxiliary = setOf(strings.Fields(`is are was were has have had`))
+	// relativeWords open a clause of its own inside a question.
+	relativeWords = setOf(strings.Fields(`that which who whom whose when where while after before because since until`))
+	// countOthers may follow "or" or "and" after a number ("one or more",
+	// "two and a half").
+	countOthers = setOf(strings.Fields(`a more less fewer so thereabouts upward upwards`))
+	// smallNumbers are the numbers written in words that a count may
+	// hold.
+	smallNumbers = setOf(strings.Fields(`one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+		fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand
+		million billion`))
+)
 
 // subordinators open a dependent clause; none belongs in a plain subject.
 var subordinators = setOf(strings.Fields(`although though because while whereas if unless that than whether since`))

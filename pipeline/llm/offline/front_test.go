@@ -107,6 +107,41 @@ func TestReadableQuestion(t *testing.T) {
 	}
 }
 
+func TestReadableClauseQuestion(t *testing.T) {
+	tests := []struct {
+		q    string
+		want bool
+	}{
+		{"In what year did Congress pass the McKinley Tariff?", true},
+		{"By how much did internal-revenue receipts exceed those of the preceding year?", true}, // "exceed" is no past
+		{"Since what year has Congress at each session authorized the building of one or more vessels?", true},
+		{"On what date did the treaty go into effect after the Senate had consented?", true}, // a clause of its own
+		{"For how many years will studies be undertaken?", true},                             // "be" after its modal
+		// A subjunctive "be" left as the verb (Theodore Roosevelt, 1904:
+		// "I recommend that the weather service be separated from ...").
+		{"From which department be the weather service separated?", false},
+		{"Into whom be the General Board by law turned?", false},
+		// The answer cut from "two or three years".
+		{"How many years does the practice march of the last two or have been invaluable to the Army?", false},
+		{"How many acres are there said to be fifteen or of land in the West?", false},
+		// A second verb in the past: the sentence's verb was a reduced
+		// relative clause's ("the public land disposed of ... amounted").
+		{"To how many acres did the public land dispose of during the year amounted?", false},
+		{"What date did Congress accordingly pass the act approved?", false},
+		// An article right after the wh-phrase.
+		{"With what the diplomatic relations have been resumed?", false},
+	}
+	for _, tt := range tests {
+		if got := readableClauseQuestion(tt.q); got != tt.want {
+			t.Errorf("readableClauseQuestion(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	// Template questions need not pass it: a heading may hold a "be".
+	if q := "What year is given for the law Hayes urged be passed?"; !readableQuestion(q) || readableClauseQuestion(q) {
+		t.Errorf("readableQuestion(%q) = %v, readableClauseQuestion = %v; want true, false", q, readableQuestion(q), readableClauseQuestion(q))
+	}
+}
+
 func TestCountable(t *testing.T) {
 	for noun, want := range map[string]bool{
 		"troops": true, "new housing units": true, "men": true, "regular troops": true,

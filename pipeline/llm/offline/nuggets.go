@@ -141,7 +141,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if f, ok := e.objectFact(toks, facts, wt); ok {
 				answer := answerText(s, f)
 				key := strings.Join(normalize(answer, wt), " ")
-				if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableQuestion(q) && key != "" && !noNews(answer) {
+				if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableClauseQuestion(q) && key != "" && !noNews(answer) {
 					score := phraseValue * (1 + relevance)
 					st.cands = append(st.cands, candidate{qa: prompts.QA{Question: q, Answer: answer}, key: key, score: score})
 				}
@@ -299,7 +299,7 @@ var (
 // question builds the question of a fact of sentence s (see nuggets); ""
 // when neither the clause nor the template gives one.
 func (e *Engine) question(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string) string {
-	if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableQuestion(q) {
+	if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableClauseQuestion(q) {
 		return q
 	}
 	return e.templateQuestion(s, toks, f, prof, wt, topic)
