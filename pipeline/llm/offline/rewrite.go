@@ -393,7 +393,7 @@ var (
 	personWords   = setOf(strings.Fields(`i me my mine myself we our ours ourselves you your yours yourself yourselves`))
 	proposalWords = setOf(strings.Fields(`recommend recommends recommended recommending recommendation recommendations
 		propose proposes proposing suggest suggests suggesting urge urges urging request requests requesting
-		ask asking invite invites`))
+		ask asking invite invites invited`))
 	normativeWords = setOf(strings.Fields(`should ought must shall`))
 	opinionWords   = setOf(strings.Fields(`believe believes believed think thinks trust hope hopes hoped
 		feel feels doubt doubtful convinced conviction opinion judgment judgement confident regret regrets
@@ -415,15 +415,18 @@ func classify(s string) stance {
 	if exhortation(words) {
 		return stanceProposal
 	}
-	person, proposal, normative, opinion, reported := false, false, false, false, false
+	person, proposal, normative, opinion, reported, mentioned, speaks := false, false, false, false, false, false, false
 	for i, w := range words {
 		l := strings.ToLower(w)
 		switch {
 		case l == "i":
 			// "I" in capitals is the speaker, except as a numeral.
 			if w == "I" && !(i > 0 && romanNumeralBefore[strings.ToLower(words[i-1])]) {
-				person = true
+				person, speaks = true, true
 			}
+		case l == "we" || (l == "me" || l == "us") && i > 0 && strings.ToLower(words[i-1]) == "by":
+			// "we", and the agent of a passive: "as recommended by me".
+			person, speaks = true, true
 		case l == "us":
 			// "US" in capitals is the United States.
 			if w != "US" {
@@ -432,7 +435,11 @@ func classify(s string) stance {
 		case personWords[l]:
 			person = true
 		case proposalWords[l]:
-			proposal = true
+			if mentionsProposal(words, i) {
+				mentioned = true
+			} else {
+				proposal = true
+			}
 		case normativeWords[l]:
 			normative = true
 		case opinionWords[l]:
@@ -442,7 +449,9 @@ func classify(s string) stance {
 		}
 	}
 	switch {
-	case proposal || normative:
+	case proposal || normative || mentioned && speaks:
+		// The speaker's own proposal made before ("In my last message I
+		// recommended ...") is still his proposal.
 		return stanceProposal
 	case opinion:
 		return stanceOpinion
@@ -453,6 +462,46 @@ func classify(s string) stance {
 	}
 	return stanceFact
 }
+
+// mentionsProposal reports whether the proposal word at i of a
+// sentence's words tells of a proposal made before, not one the sentence
+// makes: a past form that no present "be" makes passive ("the Government
+// of the Netherlands requested ...", "The Secretary of the Navy has
+// recommended ...", "was recommended by the commission"; not "It is
+// recommended that ...", "will be recommended"), or a request named as a
+// thing ("at the request of this Government", "his recommendation").
+// Such a sentence reports what others proposed, unless it proposes
+// something too or the proposal was the speaker's ("In my last message I
+// recommended ...": see classify).
+func mentionsProposal(words []string, i int) bool {
+	l := strings.ToLower(words[i])
+	prev, k := "", i-1
+	for ; k >= 0; k-- {
+		if prev = strings.ToLower(words[k]); !itAdverb(prev) {
+			break // "is therefore recommended": the "be" before the adverbs
+		}
+	}
+	switch {
+	case strings.HasSuffix(l, "ed"):
+		if prev == "be" {
+			// "will be recommended" is the speaker's; "are to be
+			// invited" tells of another's plan.
+			return k == 0 || !modalVerbs[strings.ToLower(words[k-1])]
+		}
+		return !presentBe[prev]
+	case l == "request" || l == "requests" || l == "recommendation" || l == "recommendations":
+		// "My recommendations ... were submitted" recalls the speaker's
+		// own.
+		return (determiners[prev] || possessives[prev] || prev == "that" || prev == "these" || prev == "those") &&
+			prev != "my" && prev != "our"
+	}
+	return false
+}
+
+// presentBe are the forms of "be" that make a past participle after them
+// a present passive: the speaker's own proposal ("It is recommended that
+// ..."); "be" does after a modal (mentionsProposal).
+var presentBe = setOf(strings.Fields(`is are being am`))
 
 // exhortation reports whether a sentence (its words) calls on its
 // hearers to act, as a proposal does: "Let us fund new technologies

@@ -316,6 +316,20 @@ func TestClassify(t *testing.T) {
 		{"Let all Americans affirm our allegiance to this idea.", stanceProposal},
 		{"Let me be clear: I will veto it.", stanceSpeaker},
 		{"Letters from the consuls report the famine.", stanceFact},
+		// A proposal made before is reported, not made (Taft, 1910, 1911);
+		// one the sentence makes, in the passive too, is a proposal
+		// (Theodore Roosevelt, 1903).
+		{"The Government of the Netherlands, at the request of this Government, invited the powers to a conference.", stanceFact},
+		{"The Secretary of the Navy has recommended the abolition of certain of the smaller navy yards.", stanceFact},
+		{"It is therefore recommended that all matters pertaining to forest reserves be consolidated in the Bureau of Forestry.", stanceProposal},
+		{"More adequate training programs will be recommended.", stanceProposal},
+		{"The attention of the Congress is invited to the recommendation of the Secretary of the Treasury.", stanceProposal},
+		{"The Secretary recommended a new building, and I urge its construction.", stanceProposal},
+		{"In my last annual message I recommended the repeal of the act.", stanceProposal},
+		{"Additional Federal judges are needed, as recommended by me and the Judicial Conference.", stanceProposal},
+		{"My recommendations on how to control violent crime were submitted to the Congress last June.", stanceProposal},
+		{"The Secretary of the Interior in August last invited my attention to the report.", stanceSpeaker},
+		{"Japan will hold an exposition in which the principal countries of the world are to be invited to take part.", stanceFact},
 	}
 	for _, tt := range tests {
 		if got := classify(tt.s); got != tt.want {
