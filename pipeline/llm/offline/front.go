@@ -464,8 +464,8 @@ func readableClauseQuestion(q string) bool {
 	return readableQuestion(q) && !brokenClause(reWord.FindAllString(q, -1))
 }
 
-// brokenClause reports whether a question's words keep what moving the wh-phrase, or cutting the answer out, broke in
-// its source sentence:
+// brokenClause reports whether a question's words keep what moving the
+// wh-phrase, or cutting the answer out, broke in its source sentence:
 //
 //   - a subjunctive "be" left as its verb, with no modal or "to" before
 //     it ("From which department be the weather service separated?",
@@ -476,7 +476,9 @@ func readableClauseQuestion(q string) bool {
 //   - a second verb in the past after "did" or "does" and the verb it
 //     asks with, where no relative word opens a clause of its own ("To
 //     how many acres did the public land dispose of during the year
-//     amounted?").
+//     amounted?");
+//   - an article right after the wh-phrase ("With what the diplomatic
+//     relations have been resumed?").
 func brokenClause(words []string) bool {
 	modal := false
 	do := -1
@@ -501,8 +503,7 @@ func brokenClause(words []string) bool {
 		}
 	}
 	// The wh-phrase is followed by its auxiliary and subject, or is the
-	// subject: never by an article ("With what the diplomatic relations
-	// have been resumed?", "What the Attorney-General ...").
+	// subject: never by an article.
 	for i, w := range words {
 		l := strings.ToLower(w)
 		if !isWh(l) {

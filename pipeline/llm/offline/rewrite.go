@@ -465,8 +465,8 @@ func classify(s string) stance {
 
 // mentionsProposal reports whether the proposal word at i of a
 // sentence's words tells of a proposal made before, not one the sentence
-// makes: a past form that no present "be" makes passive ("the Government
-// of the Netherlands requested ...", "The Secretary of the Navy has
+// makes: a past form that no present "be" makes passive ("the Swiss
+// Government invited the powers ...", "The Secretary of the Navy has
 // recommended ...", "was recommended by the commission"; not "It is
 // recommended that ...", "will be recommended"), or a request named as a
 // thing ("at the request of this Government", "his recommendation").
