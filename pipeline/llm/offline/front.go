@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/crucible-portal/crucible/pipeline"
 )
 
 // Questions are asked as a reader would ask them: the wh-phrase first
@@ -270,6 +272,12 @@ func frontQuestion(body, wh, after string) string {
 	case auxiliaries[lv]:
 		aux, main = lv, ""
 	case strings.HasSuffix(lv, "s"):
+		if rest == "" && (wh == "where" || wh == "when") {
+			// "Where does the charge d'affaire?" of "the charge
+			// d'affaires in London": a word in -s that ends the clause
+			// before a place is more likely a plural noun than a verb.
+			return ""
+		}
 		aux, main = "does", presentBase(lv)
 	default:
 		base, ok := pastBase(lv)
@@ -461,7 +469,8 @@ func readableQuestion(q string) bool {
 // Template questions need not pass the second test: their words are the
 // template's and a noun phrase's, or a heading's.
 func readableClauseQuestion(q string) bool {
-	return readableQuestion(q) && !brokenClause(reWord.FindAllString(q, -1))
+	// "... to some 6 1/?": a fraction cut in two.
+	return readableQuestion(q) && !strings.HasSuffix(q, "/?") && !brokenClause(reWord.FindAllString(q, -1))
 }
 
 // brokenClause reports whether a question's words keep what moving the
@@ -478,12 +487,76 @@ func readableClauseQuestion(q string) bool {
 //     how many acres did the public land dispose of during the year
 //     amounted?");
 //   - an article right after the wh-phrase ("With what the diplomatic
-//     relations have been resumed?").
+//     relations have been resumed?");
+//   - an auxiliary as its first word, its subject cut ("Will appear from
+//     the accompanying copy ... of what?"), or a form of "be" or "do" as
+//     its last ("How much of the public moneys were?");
+//   - a "What" or "Who" asking for the subject with no verb after it
+//     ("What having some claim to the country ...?", "What with
+//     disabilities has also reached an all-time low?");
+//   - "the last", "the past" or "the next" at its end, whose number was
+//     the answer ("How many years has the number of free-delivery offices
+//     been nearly doubled in the last?");
+//   - a second finite verb after "did" or "does" ("... did the quantity
+//     of public land dispose of ... was 4,221,342 acres?"), or no subject
+//     after "did" ("Until what date did not present for payment?");
+//   - "the own" of "our own" with no noun after it, or a capitalised
+//     article inside it, a heading run into its sentence ("What is
+//     Disaster Assistance A modern community?").
 func brokenClause(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	first := strings.ToLower(words[0])
+	if auxiliaries[first] {
+		return true // "Will appear from ... of what?": its subject was cut
+	}
+	if len(words) > 1 && (first == "what" || first == "who") {
+		// The wh-word as subject needs its verb next: "What having some
+		// claim ...", "What with disabilities has ...", "Who having by
+		// the late President ...", "What is for the independence ...".
+		next := strings.ToLower(words[1])
+		if finiteAuxiliary[next] && len(words) > 2 {
+			if n2 := strings.ToLower(words[2]); prepositions[n2] || phraseOpeners[n2] || subordinators[n2] {
+				return true
+			}
+		} else if prepositions[next] || phraseOpeners[next] || subordinators[next] || next == "there" ||
+			strings.HasSuffix(next, "ing") {
+			return true
+		}
+	}
+	switch last := strings.ToLower(words[len(words)-1]); {
+	case finiteBe[last] || last == "do" || last == "does" || last == "did":
+		// "How much of the public moneys were?" ("... should the
+		// policies have?" keeps "have" as its verb).
+		return true
+	case (last == "last" || last == "past" || last == "next") && len(words) > 1 && strings.EqualFold(words[len(words)-2], "the"):
+		return true // "... been nearly doubled in the last?": its number was the answer
+	}
 	modal := false
 	do := -1
 	for i, w := range words {
 		l := strings.ToLower(w)
+		if do >= 0 && i > do+1 && (finiteAuxiliary[l] || modalVerbs[l] || l == "having") {
+			// A second finite verb after "did": "On what date did the
+			// quantity of public land dispose of ... was 4,221,342 acres?".
+			return true
+		}
+		if l == "own" && i > 0 && strings.EqualFold(words[i-1], "the") {
+			return true // "the own" of "our own" with no noun after it
+		}
+		if i > 0 && articles[l] && w != l && !(i+1 < len(words) && unicode.IsUpper(rune(words[i+1][0]))) {
+			// "What is Disaster Assistance A modern community?": a
+			// heading ran into the sentence ("The Hague" is a name).
+			return true
+		}
+		if (l == "did" || l == "does" || l == "do") && i+1 < len(words) {
+			// "Until what date did not present ...?", "Where did Instead
+			// of getting drag ...?": no subject after the auxiliary.
+			if n := strings.ToLower(words[i+1]); n == "not" || n == "instead" || n == "well" || prepositions[n] || phraseOpeners[n] {
+				return true
+			}
+		}
 		switch {
 		case modalVerbs[l] || l == "to" || l == "shall" || l == "let" || l == "not":
 			modal = true
@@ -544,6 +617,8 @@ func numberWord(w string) bool {
 }
 
 var (
+	// finiteBe are the forms of "be" that can carry a clause.
+	finiteBe = setOf(strings.Fields(`is are was were`))
 	// finiteAuxiliary are the forms of "be" and "have" that can carry a
 	// clause.
 	finiteAuxiliary = setOf(strings.Fields(`is are was were has have had`))
@@ -607,4 +682,108 @@ func isWh(w string) bool {
 		return true
 	}
 	return false
+}
+
+// caseUse records how a summary writes its words inside its sentences,
+// by lower-cased word: caseCapital when some sentence writes it
+// capitalised after its first word ("the Federal Reserve"), caseLower
+// when one writes it in lower case. A sentence's first word says
+// nothing: it is capitalised anyway.
+type caseUse map[string]uint8
+
+const (
+	caseCapital uint8 = 1 << iota
+	caseLower
+)
+
+// caseUseOf records the case of the words of summary's sentences (spans),
+// each sentence's first word left out, and so is a word after a colon, a
+// quotation mark or a bracket, which may open a sentence of its own.
+func caseUseOf(summary string, spans []pipeline.Span) caseUse {
+	use := caseUse{}
+	for _, sp := range spans {
+		if sp.Start < 0 || sp.End > len(summary) || sp.Start >= sp.End {
+			continue
+		}
+		opens := true
+		for _, t := range tokenize(summary[sp.Start:sp.End]) {
+			if t.kind != tokWord {
+				if t.kind == tokSymbol && strings.Contains(":;“\"‘([—", t.text) {
+					opens = true
+				}
+				continue
+			}
+			if !opens {
+				switch r, _ := utf8.DecodeRuneInString(t.text); {
+				case unicode.IsUpper(r) && t.text != strings.ToUpper(t.text):
+					use[t.lower()] |= caseCapital
+				case unicode.IsLower(r):
+					use[t.lower()] |= caseLower
+				}
+			}
+			opens = false
+		}
+	}
+	return use
+}
+
+// fix sets the case of a question made from a sentence's clause: the
+// sentence's capitalised first word, moved inside the question ("With
+// which country have Negotiations for a treaty been concluded?"), is
+// lower-cased when the summary writes it in lower case and never
+// capitalised inside a sentence ("negotiations"); a word the summary
+// writes capitalised inside a sentence ("Congress", "Federal") stays,
+// and so does one before another capitalised word ("President Diaz"),
+// and so does one the summary only ever opens a sentence with, which may
+// be a name ("Chrysler") or not ("Everyone"). The question's own first
+// word and words in capitals stay; a nil caseUse changes nothing.
+func (use caseUse) fix(q string) string {
+	if use == nil || q == "" {
+		return q
+	}
+	toks := tokenize(q)
+	var b strings.Builder
+	last := 0
+	for i, t := range toks {
+		if i == 0 || !t.capitalised() || t.text == strings.ToUpper(t.text) || i+1 < len(toks) && toks[i+1].capitalised() {
+			continue // a name's run of capitals ("President Diaz") stays
+		}
+		if u := use[t.lower()]; u&caseLower != 0 && u&caseCapital == 0 {
+			b.WriteString(q[last:t.start])
+			b.WriteString(t.lower())
+			last = t.end
+		}
+	}
+	b.WriteString(q[last:])
+	return b.String()
+}
+
+// lowerOpener returns sentence s and its tokens with its first word in
+// lower case when the summary writes that word in lower case and never
+// capitalised inside a sentence (see caseUse.fix): a question made from
+// the clause then takes "Adequate accommodations" for the common words
+// they are, not for a name that may open a subject. s and toks are
+// returned as they are otherwise; the spans do not change.
+func (use caseUse) lowerOpener(s string, toks []token) (string, []token) {
+	for k, t := range toks {
+		if t.kind == tokSymbol {
+			continue
+		}
+		if t.kind != tokWord || !t.capitalised() || t.text == strings.ToUpper(t.text) || k+1 < len(toks) && toks[k+1].capitalised() {
+			return s, toks
+		}
+		if u := use[t.lower()]; u&caseLower == 0 || u&caseCapital != 0 {
+			return s, toks
+		}
+		r, size := utf8.DecodeRuneInString(t.text)
+		lo := string(unicode.ToLower(r))
+		if len(lo) != size {
+			return s, toks
+		}
+		ls := s[:t.start] + lo + s[t.start+size:]
+		out := append([]token(nil), toks...)
+		out[k].text = ls[t.start:t.end]
+		return ls, out
+	}
+	return s, toks
 }

@@ -68,6 +68,10 @@ func TestFrontQuestion(t *testing.T) {
 		// clause's verb later: no question.
 		{"The successful", "which conference", " held in Geneva under United Nations auspices have been practical steps", ""},
 		{"The estimates for", "what year", " were reduced", "For what year were the estimates reduced"},
+		// A word in -s that ends the clause before a place is a plural
+		// noun ("the charge d'affaires in London").
+		{"The charge d'affaires", "where", "", ""},
+		{"The monthly line of mail steamers", "where", "", ""},
 	}
 	for _, tt := range tests {
 		if got := frontQuestion(tt.body, tt.wh, tt.after); got != tt.want {
@@ -130,6 +134,36 @@ func TestReadableClauseQuestion(t *testing.T) {
 		{"What date did Congress accordingly pass the act approved?", false},
 		// An article right after the wh-phrase.
 		{"With what the diplomatic relations have been resumed?", false},
+		// An auxiliary first (its subject cut) or last.
+		{"Will appear from the accompanying copy of the note of the minister plenipotentiary of what?", false},
+		{"Should the war with Mexico be continued until the 30th of what month?", false},
+		{"How much of the public moneys were?", false},
+		{"How many main objectives should the long-range agricultural policies have?", true},
+		{"How many workers should protection be extended to some 6 1/?", false},
+		// "What" or "Who" as the subject with no verb after it.
+		{"What having some claim to the country ceded by the Delawares?", false},
+		{"What with disabilities has also reached an all-time low?", false},
+		{"Who having by the late President been designated as such friendly sovereign?", false},
+		{"What is for the independence of nations?", false},
+		{"What There are pending before Congress a large number of bills?", false},
+		{"What has taken the first steps of reform?", true},
+		{"Who has introduced a bill permitting a trial run of the line-item veto?", true},
+		{"What is the fundamental idea of forestry?", true},
+		// "the last" whose number was the answer.
+		{"How many years has the number of free-delivery offices been nearly doubled in the last?", false},
+		{"How many vessels were captured during the last year?", true},
+		// A second finite verb after "did".
+		{"On what date did the quantity of public land dispose of during the five quarters ending was 4,221,342 acres?", false},
+		{"Which corporation does the expansion of credit facility by the Federal Reserve System and has been of value?", false},
+		{"On what date did the exploring expedition sail from Norfolk?", true},
+		// A heading run into the sentence; "did not" with no subject.
+		{"What is Disaster Assistance A modern community?", false},
+		{"On what date was the Second International Peace Conference convened at The Hague?", true},
+		{"Until what date did not present for payment?", false},
+		{"Where did Instead of getting drag into another ground war?", false},
+		{"Since what year has no revision of the laws been made?", true},
+		// "the own" of "our own" with nothing after it.
+		{"For what have the post-office department of Great Britain and the own agreed upon a preliminary basis?", false},
 	}
 	for _, tt := range tests {
 		if got := readableClauseQuestion(tt.q); got != tt.want {
@@ -149,6 +183,77 @@ func TestCountable(t *testing.T) {
 	} {
 		if got := countable(noun); got != want {
 			t.Errorf("countable(%q) = %v, want %v", noun, got, want)
+		}
+	}
+}
+
+func TestCaseUseFix(t *testing.T) {
+	e := newTestEngine()
+	summary := "Negotiations for a treaty with Peru were concluded in 1838. The negotiations lasted a year. " +
+		"President Diaz appointed the board, and the president signed. " +
+		"In 1890 Congress passed the tariff. Recent agreements were signed. Everyone was anxious for good highways."
+	use := caseUseOf(summary, e.an.Sentences(summary))
+	tests := []struct{ q, want string }{
+		// Only the sentences' openers write "Negotiations" and "Recent":
+		// the summary writes "negotiations" in lower case.
+		{"With which country have Negotiations for a treaty been concluded?", "With which country have negotiations for a treaty been concluded?"},
+		// "Congress" is capitalised inside a sentence: a name.
+		{"In what year did Congress pass the tariff?", "In what year did Congress pass the tariff?"},
+		// A run of capitals is a name: "President Diaz" stays.
+		{"Whom did President Diaz appoint?", "Whom did President Diaz appoint?"},
+		// "Recent" and "Everyone" only ever open a sentence: they stay.
+		{"Where were Recent agreements signed?", "Where were Recent agreements signed?"},
+		{"For what is Everyone anxious?", "For what is Everyone anxious?"},
+		// The question's first word and a word in capitals stay.
+		{"Negotiations with which country were concluded?", "Negotiations with which country were concluded?"},
+		{"What of the NEGOTIATIONS?", "What of the NEGOTIATIONS?"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := use.fix(tt.q); got != tt.want {
+			t.Errorf("fix(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+	if got := caseUse(nil).fix("How were Negotiations concluded?"); got != "How were Negotiations concluded?" {
+		t.Errorf("nil caseUse changed the question: %q", got)
+	}
+	// The opener of a sentence the question is made from goes to lower
+	// case before the question is made, with the same spans.
+	for _, tt := range []struct{ s, want string }{
+		{"Negotiations for extradition treaties with the Netherlands were concluded.", "negotiations for extradition treaties with the Netherlands were concluded."},
+		{"“Negotiations were concluded.”", "“negotiations were concluded.”"},
+		{"Congress met.", "Congress met."},
+		{"President Diaz appointed the board.", "President Diaz appointed the board."},
+		{"Recent agreements were signed.", "Recent agreements were signed."},
+	} {
+		toks := tokenize(tt.s)
+		ls, ltoks := use.lowerOpener(tt.s, toks)
+		if ls != tt.want || len(ltoks) != len(toks) {
+			t.Errorf("lowerOpener(%q) = %q, %d tokens; want %q, %d", tt.s, ls, len(ltoks), tt.want, len(toks))
+			continue
+		}
+		for k := range ltoks {
+			if ltoks[k].text != ls[ltoks[k].start:ltoks[k].end] || ltoks[k].start != toks[k].start {
+				t.Errorf("lowerOpener(%q): token %d is %q at %d", tt.s, k, ltoks[k].text, ltoks[k].start)
+			}
+		}
+		if ls != tt.s && toks[0].text == ltoks[0].text && toks[0].kind == tokWord {
+			t.Errorf("lowerOpener(%q) changed the caller's tokens", tt.s)
+		}
+	}
+}
+
+func TestFinishQuestionOwn(t *testing.T) {
+	wt := newTestEngine().newWordTerms()
+	tests := []struct{ q, want string }{
+		{"Which administration is directed in Russia by former officers of our own armies", "Which administration is directed in Russia by former officers of the armies?"},
+		{"Where did our exports go", "Where did the exports go?"},
+		// With no noun after "own", "the own" stays for brokenClause.
+		{"For what have Great Britain and our own agreed upon a basis", "For what have Great Britain and the own agreed upon a basis?"},
+	}
+	for _, tt := range tests {
+		if got := finishQuestion(tt.q, wt); got != tt.want {
+			t.Errorf("finishQuestion(%q) = %q, want %q", tt.q, got, tt.want)
 		}
 	}
 }

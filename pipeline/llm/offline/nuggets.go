@@ -89,7 +89,9 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 		cands     []candidate
 	}
 	var sents []sentence
-	for _, sp := range e.an.Sentences(summary) {
+	spans := e.an.Sentences(summary)
+	cases := caseUseOf(summary, spans)
+	for _, sp := range spans {
 		if sp.Start < 0 || sp.End > len(summary) || sp.Start >= sp.End {
 			continue
 		}
@@ -121,7 +123,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if f.kind == factName && f.generic || noNews(answer) {
 				continue // "United States", or what the request already says: no news
 			}
-			q := e.question(s, toks, f, prof, wt, topic)
+			q := e.question(s, toks, f, prof, wt, topic, cases)
 			if q == "" || !readableQuestion(q) {
 				continue
 			}
@@ -132,6 +134,7 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 		// object their clause ends on.
 		if len(st.cands) < nuggetsPerSentence {
 			if qa, ok := e.copulaNugget(s, toks, wt); ok && readableQuestion(qa.Question) {
+				qa.Question = cases.fix(qa.Question) // "What is climate change?"
 				if key := strings.Join(normalize(qa.Answer, wt), " "); key != "" {
 					st.cands = append(st.cands, candidate{qa: qa, key: key, score: copulaValue * (1 + relevance)})
 				}
@@ -141,7 +144,8 @@ func (e *Engine) nuggets(in prompts.NuggetsInput) []prompts.QA {
 			if f, ok := e.objectFact(toks, facts, wt); ok {
 				answer := answerText(s, f)
 				key := strings.Join(normalize(answer, wt), " ")
-				if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableClauseQuestion(q) && key != "" && !noNews(answer) {
+				ls, ltoks := cases.lowerOpener(s, toks)
+				if q := cases.fix(e.clauseQuestion(ls, ltoks, f, wt)); q != "" && readableClauseQuestion(q) && key != "" && !noNews(answer) {
 					score := phraseValue * (1 + relevance)
 					st.cands = append(st.cands, candidate{qa: prompts.QA{Question: q, Answer: answer}, key: key, score: score})
 				}
@@ -297,9 +301,11 @@ var (
 )
 
 // question builds the question of a fact of sentence s (see nuggets); ""
-// when neither the clause nor the template gives one.
-func (e *Engine) question(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string) string {
-	if q := e.clauseQuestion(s, toks, f, wt); q != "" && readableClauseQuestion(q) {
+// when neither the clause nor the template gives one. A question made
+// from the clause has its words' case set by cases (see caseUse.fix).
+func (e *Engine) question(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string, cases caseUse) string {
+	ls, ltoks := cases.lowerOpener(s, toks)
+	if q := cases.fix(e.clauseQuestion(ls, ltoks, f, wt)); q != "" && readableClauseQuestion(q) {
 		return q
 	}
 	return e.templateQuestion(s, toks, f, prof, wt, topic)
@@ -788,6 +794,11 @@ func finishQuestion(q string, wt *wordTerms) string {
 			b.WriteString(q[last:t.start])
 			b.WriteString("the")
 			last = t.end
+			// "our own armies": "the armies", not "the own armies".
+			if possessives[l] && i+2 < len(toks) && toks[i+1].is("own") && toks[i+2].kind == tokWord && !toks[i+2].capitalised() &&
+				wt.content(toks[i+2]) && !strings.HasSuffix(toks[i+2].lower(), "ed") && !auxiliaries[toks[i+2].lower()] {
+				last = toks[i+1].end
+			}
 		}
 	}
 	b.WriteString(q[last:])
