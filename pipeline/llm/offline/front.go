@@ -60,11 +60,11 @@ func pastBase(w string) (string, bool) {
 		return stem + "e", true // "appropriated", "contributed", "required", "secured"; not "repaired", "poured"
 	case n >= 2 && strings.ContainsRune("cgsvz", rune(stem[n-1])) && isVowel(stem[n-2]):
 		return stem + "e", true // "raised", "reduced", "approved", "charged"
-	case strings.HasSuffix(stem, "rg") || strings.HasSuffix(stem, "rc") || strings.HasSuffix(stem, "rs") ||
+	case strings.HasSuffix(stem, "rg") || strings.HasSuffix(stem, "rc") || strings.HasSuffix(stem, "nc") || strings.HasSuffix(stem, "rs") ||
 		strings.HasSuffix(stem, "ps") || strings.HasSuffix(stem, "ns") || strings.HasSuffix(stem, "ng") && n >= 4 && stem[n-3] != 'i':
-		return stem + "e", true // "emerged", "forced", "nursed", "collapsed", "licensed", "changed"
-	case strings.HasSuffix(stem, "v") || strings.HasSuffix(stem, "th") || strings.HasSuffix(stem, "dg"):
-		return stem + "e", true // "involved", "served", "breathed", "judged": no English verb ends so
+		return stem + "e", true // "emerged", "forced", "advanced", "nursed", "collapsed", "licensed", "changed"
+	case strings.HasSuffix(stem, "v") || strings.HasSuffix(stem, "th") || strings.HasSuffix(stem, "dg") || strings.HasSuffix(stem, "ven"):
+		return stem + "e", true // "involved", "served", "breathed", "judged", "convened": no English verb ends so
 	case n >= 3 && strings.ContainsRune("bdklm", rune(stem[n-1])) && isVowel(before) && !isVowel(stem[n-3]) && stem[n-1] != 'l' && (stem[n-1] != 'd' || before == 'u' || before == 'i'):
 		return stem + "e", true // "described", "concluded", "decided", "invoked", "assumed"; not "avoided", "claimed"
 	case n >= 3 && stem[n-1] == 'l' && (before == 'i' || before == 'u') && !isVowel(stem[n-3]):
@@ -470,7 +470,16 @@ func readableQuestion(q string) bool {
 // template's and a noun phrase's, or a heading's.
 func readableClauseQuestion(q string) bool {
 	// "... to some 6 1/?": a fraction cut in two.
-	return readableQuestion(q) && !strings.HasSuffix(q, "/?") && !brokenClause(reWord.FindAllString(q, -1))
+	words := reWord.FindAllString(q, -1)
+	// A long clause is more often a broken one; names do not count
+	// towards its length ("the Republic of Panama").
+	plain := 0
+	for i, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); i == 0 || !unicode.IsUpper(r) {
+			plain++
+		}
+	}
+	return readableQuestion(q) && !strings.HasSuffix(q, "/?") && plain <= maxClauseQuestionWords && !brokenClause(words)
 }
 
 // brokenClause reports whether a question's words keep what moving the
@@ -493,7 +502,8 @@ func readableClauseQuestion(q string) bool {
 //     its last ("How much of the public moneys were?");
 //   - a "What" or "Who" asking for the subject with no verb after it
 //     ("What having some claim to the country ...?", "What with
-//     disabilities has also reached an all-time low?");
+//     disabilities has also reached an all-time low?", "What number
+//     Americans have been lifted off food stamps?");
 //   - "the last", "the past" or "the next" at its end, whose number was
 //     the answer ("How many years has the number of free-delivery offices
 //     been nearly doubled in the last?");
@@ -522,6 +532,14 @@ func brokenClause(words []string) bool {
 			}
 		} else if prepositions[next] || phraseOpeners[next] || subordinators[next] || next == "there" ||
 			strings.HasSuffix(next, "ing") {
+			return true
+		}
+	}
+	if len(words) > 2 && first == "what" && strings.EqualFold(words[1], "number") {
+		// "What number Americans have been lifted off food stamps?": the
+		// number's noun is left after the wh-phrase, which wants its
+		// verb next.
+		if n := strings.ToLower(words[2]); !auxiliaries[n] && !pastForm(n) && !irregularPast[n] {
 			return true
 		}
 	}
@@ -686,7 +704,8 @@ func isWh(w string) bool {
 
 // caseUse records how a summary writes its words inside its sentences,
 // by lower-cased word: caseCapital when some sentence writes it
-// capitalised after its first word ("the Federal Reserve"), caseLower
+// capitalised after its first word and not before another capitalised
+// word ("the Congress passed", not "New York"), caseLower
 // when one writes it in lower case. A sentence's first word says
 // nothing: it is capitalised anyway.
 type caseUse map[string]uint8
@@ -706,7 +725,8 @@ func caseUseOf(summary string, spans []pipeline.Span) caseUse {
 			continue
 		}
 		opens := true
-		for _, t := range tokenize(summary[sp.Start:sp.End]) {
+		toks := tokenize(summary[sp.Start:sp.End])
+		for k, t := range toks {
 			if t.kind != tokWord {
 				if t.kind == tokSymbol && strings.Contains(":;“\"‘([—", t.text) {
 					opens = true
@@ -716,7 +736,12 @@ func caseUseOf(summary string, spans []pipeline.Span) caseUse {
 			if !opens {
 				switch r, _ := utf8.DecodeRuneInString(t.text); {
 				case unicode.IsUpper(r) && t.text != strings.ToUpper(t.text):
-					use[t.lower()] |= caseCapital
+					// Before another capitalised word it is part of a
+					// longer name ("New York"), which says nothing of
+					// "New legislation".
+					if k+1 >= len(toks) || !toks[k+1].capitalised() {
+						use[t.lower()] |= caseCapital
+					}
 				case unicode.IsLower(r):
 					use[t.lower()] |= caseLower
 				}

@@ -18,6 +18,8 @@ func TestPastBase(t *testing.T) {
 		"joined": "join", "looked": "look", "attacked": "attack", "asked": "ask", "formed": "form", "seemed": "seem",
 		"needed": "need", "added": "add", "recorded": "record", "founded": "found", "appealed": "appeal",
 		"employed": "employ", "sustained": "sustain", "appointed": "appoint", "visited": "visit",
+		"convened": "convene", "intervened": "intervene", "advanced": "advance", "announced": "announce",
+		"opened": "open", "happened": "happen",
 	} {
 		if got, ok := pastBase(past); !ok || got != want {
 			t.Errorf("pastBase(%q) = %q, %v; want %q", past, got, ok, want)
@@ -147,6 +149,8 @@ func TestReadableClauseQuestion(t *testing.T) {
 		{"What is for the independence of nations?", false},
 		{"What There are pending before Congress a large number of bills?", false},
 		{"What has taken the first steps of reform?", true},
+		{"What number Americans have been lifted off food stamps?", false},
+		{"What number has the team arrested?", true},
 		{"Who has introduced a bill permitting a trial run of the line-item veto?", true},
 		{"What is the fundamental idea of forestry?", true},
 		// "the last" whose number was the answer.
@@ -191,6 +195,7 @@ func TestCaseUseFix(t *testing.T) {
 	e := newTestEngine()
 	summary := "Negotiations for a treaty with Peru were concluded in 1838. The negotiations lasted a year. " +
 		"President Diaz appointed the board, and the president signed. " +
+		"The people of New York asked for new legislation. " +
 		"In 1890 Congress passed the tariff. Recent agreements were signed. Everyone was anxious for good highways."
 	use := caseUseOf(summary, e.an.Sentences(summary))
 	tests := []struct{ q, want string }{
@@ -199,6 +204,9 @@ func TestCaseUseFix(t *testing.T) {
 		{"With which country have Negotiations for a treaty been concluded?", "With which country have negotiations for a treaty been concluded?"},
 		// "Congress" is capitalised inside a sentence: a name.
 		{"In what year did Congress pass the tariff?", "In what year did Congress pass the tariff?"},
+		// "New" is capitalised inside a sentence only before another
+		// capital ("New York"): "New legislation" is common words.
+		{"For what does New legislation provide?", "For what does new legislation provide?"},
 		// A run of capitals is a name: "President Diaz" stays.
 		{"Whom did President Diaz appoint?", "Whom did President Diaz appoint?"},
 		// "Recent" and "Everyone" only ever open a sentence: they stay.

@@ -15,6 +15,10 @@ import (
 const (
 	minQuestionWords = 4
 	maxQuestionWords = 32
+	// maxClauseQuestionWords bounds the words other than names of a
+	// question made from a sentence's clause (see
+	// readableClauseQuestion): of the longer ones, most read badly.
+	maxClauseQuestionWords = 16
 	// nuggetsPerSentence bounds the nuggets drawn from one summary sentence.
 	nuggetsPerSentence = 2
 	// keyphraseWords bounds the words of a template question's keyphrase.

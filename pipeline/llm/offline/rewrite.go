@@ -174,6 +174,9 @@ func referBack(s string) bool {
 	if prepositions[first] && (next == "that" || next == "such") {
 		return true // "In that remote region", "In such cases"
 	}
+	if (prepositions[first] || phraseOpeners[first]) && leadPronoun(s) {
+		return true // "For the past 7 months, she has done it all ..."
+	}
 	if loc := reInnerBack.FindStringIndex(s); loc != nil && len(reWord.FindAllString(s[:loc[0]], -1)) < innerBackWords {
 		return true
 	}
@@ -184,6 +187,33 @@ func referBack(s string) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// leadPronounWords bounds the opening phrase leadPronoun looks past.
+const leadPronounWords = 8
+
+// leadPronoun reports whether the subject after a sentence's opening
+// phrase and its comma is a pronoun of the third person, which names
+// someone or something said before ("For the past 7 months, she has
+// done it all while her husband ..."; "In 1890, they raised the
+// duties"); an "it" that points ahead ("In 1890, it was estimated
+// that ...") does not.
+func leadPronoun(s string) bool {
+	comma := strings.IndexByte(s, ',')
+	if comma < 0 || len(reWord.FindAllString(s[:comma], -1)) > leadPronounWords {
+		return false
+	}
+	words := reWord.FindAllString(s[comma+1:], innerBackWords)
+	if len(words) == 0 {
+		return false
+	}
+	switch first := strings.ToLower(words[0]); pronounOf(first) {
+	case "he", "she", "they", "him", "her", "them", "his", "their", "its":
+		return true
+	case "it":
+		return first == "it" && !pointsAheadIt(words)
 	}
 	return false
 }

@@ -201,6 +201,12 @@ func TestReferBack(t *testing.T) {
 		want bool
 	}{
 		{"It was signed on the 30th of April.", true},
+		// The subject after an opening phrase (Trump, 2020).
+		{"For the past 7 months, she has done it all while her husband is in Afghanistan.", true},
+		{"In 1890, they raised the duties on wool.", true},
+		{"In 1890, it was estimated that the surplus would reach $100,000,000.", false},
+		{"In 1890, Congress raised the duties on wool.", false},
+		{"In the long and difficult negotiations that followed the armistice, he insisted on a treaty.", false}, // the phrase is too long to tell
 		{"It is estimated that the surplus will reach $140,000,000.", false},
 		{"This treaty was ratified in 1846.", true},
 		{"This year the revenue exceeded $400,000,000.", false},
