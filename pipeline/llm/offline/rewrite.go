@@ -138,7 +138,7 @@ func referBack(s string) bool {
 		// of what was said before: "Then our territory consisted of ...".
 		return true
 	case "it":
-		return first == "it" && !pointsAheadIt(words)
+		return first == "it" && !pointsAheadIt(reWord.FindAllString(s, itClauseWords))
 	case "that", "those":
 		// "That country", "those measures" point away from the speaker,
 		// at what was said before, and so do "that of" and "those of"
@@ -177,6 +177,9 @@ func referBack(s string) bool {
 	if (prepositions[first] || phraseOpeners[first]) && leadPronoun(s) {
 		return true // "For the past 7 months, she has done it all ..."
 	}
+	if thatNounBack(s) {
+		return true // "My America 2000 strategy will help us reach that goal."
+	}
 	if loc := reInnerBack.FindStringIndex(s); loc != nil && len(reWord.FindAllString(s[:loc[0]], -1)) < innerBackWords {
 		return true
 	}
@@ -190,6 +193,10 @@ func referBack(s string) bool {
 	}
 	return false
 }
+
+// itClauseWords is how many of a sentence's first words pointsAheadIt
+// reads: the "to" of "for ... to" may come late.
+const itClauseWords = 40
 
 // leadPronounWords bounds the opening phrase leadPronoun looks past.
 const leadPronounWords = 8
@@ -205,7 +212,7 @@ func leadPronoun(s string) bool {
 	if comma < 0 || len(reWord.FindAllString(s[:comma], -1)) > leadPronounWords {
 		return false
 	}
-	words := reWord.FindAllString(s[comma+1:], innerBackWords)
+	words := reWord.FindAllString(s[comma+1:], itClauseWords)
 	if len(words) == 0 {
 		return false
 	}
@@ -214,6 +221,39 @@ func leadPronoun(s string) bool {
 		return true
 	case "it":
 		return first == "it" && !pointsAheadIt(words)
+	}
+	return false
+}
+
+// thatNounBack reports whether a sentence ends on "that" as a
+// demonstrative with its noun, which names something said before ("My
+// America 2000 strategy will help us reach that goal."). A "that" before
+// a verb opens a relative clause ("a policy that works."), and one before
+// a clause is a conjunction ("said that the duties ..."). A "that" with
+// its noun inside a sentence ("in that respect", "with that nation") is
+// left alone: the join or drop it would ask for cost 35 facts over the 60
+// used sets (docs/pipeline.md, session 32).
+func thatNounBack(s string) bool {
+	toks := tokenize(s)
+	var words []token
+	for _, t := range toks {
+		if t.kind == tokWord {
+			words = append(words, t)
+		}
+	}
+	for i := 1; i+1 < len(words); i++ {
+		if words[i].text != "that" {
+			continue
+		}
+		noun := words[i+1]
+		l := noun.lower()
+		if noun.capitalised() || pronouns[l] || determiners[l] || quantifiers[l] || auxiliaries[l] || modalVerbs[l] ||
+			prepositions[l] || phraseOpeners[l] || strings.HasSuffix(l, "ly") || !wordLike(l) {
+			continue
+		}
+		if i+2 == len(words) && !strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ed") && !strings.HasSuffix(l, "ing") {
+			return true
+		}
 	}
 	return false
 }
@@ -283,14 +323,44 @@ func pointsAheadIt(words []string) bool {
 				continue // right after the verb, its object's: "It will reduce that danger"
 			}
 			return true
-		case "to", "whether", "for":
+		case "whether":
 			if !thatOnly {
+				return true
+			}
+		case "to":
+			// "to report that", "to build": an infinitive the "It"
+			// stands for; "a protection to the wage earners", "due to
+			// Congress": a preposition before its noun.
+			if !thatOnly && !(k+1 < len(rest) && nounOpener(rest[k+1])) {
+				return true
+			}
+		case "for":
+			// "It is important for the Congress to act", "It has been
+			// found necessary for the protection of our commerce to
+			// maintain ...": the "for" opens the clause only with its
+			// "to" after it.
+			if !thatOnly && containsWord(words[2+k+1:], "to") {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// nounOpener reports whether a word after "to" opens a noun phrase rather
+// than an infinitive: an article, a determiner, a possessive, a number or
+// a capitalised name.
+func nounOpener(w string) bool {
+	l := strings.ToLower(w)
+	if determiners[l] || possessives[l] || numberWord(l) || quantifiers[l] {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// quantifiers open a noun phrase as determiners do.
+var quantifiers = setOf(strings.Fields(`these those that every each all any some such no both many several`))
 
 // itAdverb reports whether a word between "It" and its verb's next part
 // is an adverb ("It has already ...", "It is now well ascertained",

@@ -201,6 +201,22 @@ func TestReferBack(t *testing.T) {
 		want bool
 	}{
 		{"It was signed on the 30th of April.", true},
+		// "that" with its noun (George Bush, 1992).
+		{"My America 2000 strategy will help us reach that goal.", true},
+		{"The Secretary has worked steadily in that direction for two years.", false}, // inside the sentence: left alone
+		{"We need a policy that works.", false},
+		{"Congress has found that the duties were too high.", false},
+		{"The revenue of that year exceeded the estimate.", false},
+		{"It is a measure in that the whole country shares.", false}, // "in that" + a clause
+		// "to" before a noun is a preposition, not the infinitive "It"
+		// stands for (Coolidge, 1925).
+		{"It is undoubtedly a protection to the wage earners of this country.", true},
+		{"It is a satisfaction to report that contentment exists among wage earners.", false},
+		{"It was decided to build two cruisers.", false},
+		{"It is important for the Congress to act at once.", false},
+		{"It is a matter of regret for all of us.", true},
+		{"It has been found necessary for the protection of our commerce to maintain the usual squadrons.", false}, // Monroe, 1822
+		{"It is called for by the events which have changed the situation of our frontiers.", true},                // Washington, 1795
 		// The subject after an opening phrase (Trump, 2020).
 		{"For the past 7 months, she has done it all while her husband is in Afghanistan.", true},
 		{"In 1890, they raised the duties on wool.", true},
