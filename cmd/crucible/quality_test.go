@@ -360,8 +360,11 @@ var goldSets = []goldSet{
 	// sotu60 (money, banking, the public debt, taxation, the budget): its
 	// blind first run (session 31, offline-v46 and v49) gave the engine
 	// 34 → 36 facts against the lead baseline's 25, and 0.766 on topic
-	// before and after against 0.755 (testdata/eval/README.md).
-	{"sotu60 (held out)", "sotu60-requests.jsonl", "sotu60-nuggets.jsonl", "sotu60-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// before and after against 0.755 (testdata/eval/README.md). Since
+	// offline-v52 sotu60-02 ("Invoking the Almighty in the annual
+	// messages from Washington to Polk") is empty for want of a sentence
+	// on its subject, where it held one off its topic and no gold fact.
+	{"sotu60 (held out)", "sotu60-requests.jsonl", "sotu60-nuggets.jsonl", "sotu60-topics.jsonl", maxOnTopicGap, minRecallRatio, 1},
 	// sotu61 (the economy at home): its blind first run (session 32,
 	// offline-v49 and v50) gave the engine 36 facts before and after
 	// against the lead baseline's 24, and 0.844 on topic before and after
