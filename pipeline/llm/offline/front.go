@@ -469,17 +469,18 @@ func readableQuestion(q string) bool {
 // Template questions need not pass the second test: their words are the
 // template's and a noun phrase's, or a heading's.
 func readableClauseQuestion(q string) bool {
-	// "... to some 6 1/?": a fraction cut in two.
 	words := reWord.FindAllString(q, -1)
 	// A long clause is more often a broken one; names do not count
 	// towards its length ("the Republic of Panama").
 	plain := 0
 	for i, w := range words {
-		if r, _ := utf8.DecodeRuneInString(w); i == 0 || !unicode.IsUpper(r) {
+		if i == 0 || !startsUpper(w) {
 			plain++
 		}
 	}
-	return readableQuestion(q) && !strings.HasSuffix(q, "/?") && plain <= maxClauseQuestionWords && !brokenClause(words)
+	// "... to some 6 1/?": a fraction cut in two.
+	cutFraction := strings.HasSuffix(q, "/?")
+	return readableQuestion(q) && !cutFraction && plain <= maxClauseQuestionWords && !brokenClause(words)
 }
 
 // brokenClause reports whether a question's words keep what moving the
@@ -563,7 +564,7 @@ func brokenClause(words []string) bool {
 		if l == "own" && i > 0 && strings.EqualFold(words[i-1], "the") {
 			return true // "the own" of "our own" with no noun after it
 		}
-		if i > 0 && articles[l] && w != l && !(i+1 < len(words) && unicode.IsUpper(rune(words[i+1][0]))) {
+		if i > 0 && articles[l] && w != l && !(i+1 < len(words) && startsUpper(words[i+1])) {
 			// "What is Disaster Assistance A modern community?": a
 			// heading ran into the sentence ("The Hague" is a name).
 			return true
@@ -757,11 +758,11 @@ func caseUseOf(summary string, spans []pipeline.Span) caseUse {
 // which country have Negotiations for a treaty been concluded?"), is
 // lower-cased when the summary writes it in lower case and never
 // capitalised inside a sentence ("negotiations"); a word the summary
-// writes capitalised inside a sentence ("Congress", "Federal") stays,
-// and so does one before another capitalised word ("President Diaz"),
-// and so does one the summary only ever opens a sentence with, which may
-// be a name ("Chrysler") or not ("Everyone"). The question's own first
-// word and words in capitals stay; a nil caseUse changes nothing.
+// writes capitalised inside a sentence ("Congress", "Federal") stays, as
+// do a word before another capitalised word ("President Diaz") and one
+// the summary only ever opens a sentence with, which may be a name
+// ("Chrysler") or not ("Everyone"). The question's own first word and
+// words in capitals stay; a nil caseUse changes nothing.
 func (use caseUse) fix(q string) string {
 	if use == nil || q == "" {
 		return q

@@ -352,11 +352,7 @@ func pointsAheadIt(words []string) bool {
 // a capitalised name.
 func nounOpener(w string) bool {
 	l := strings.ToLower(w)
-	if determiners[l] || possessives[l] || numberWord(l) || quantifiers[l] {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r)
+	return determiners[l] || possessives[l] || numberWord(l) || quantifiers[l] || startsUpper(w)
 }
 
 // quantifiers open a noun phrase as determiners do.
