@@ -45,6 +45,13 @@ var discourseOpeners = []string{
 	"As a result, ", "As a result ", "For this reason, ", "For this reason ", "To this end, ", "In this connection, ",
 	"In this regard, ", "In the first place, ", "In the second place, ", "In addition ", "In fact ",
 	"So ", "And, ", "But, ", "Therefore ", "Indeed ", "By the way, ",
+	// Further list counters and the spoken links of the later addresses
+	// ("Fourth, the balancing of the budget ...", "Well, I am glad to
+	// report ...", "Too, in Afghanistan, ..."), and the links to an
+	// example or a contrast given before.
+	"Fourth, ", "Fifth, ", "Sixth, ", "Seventh, ", "Eighth, ", "Ninth, ", "Tenth, ", "Next, ",
+	"Well, ", "Look, ", "Yes, ", "Too, ", "You know, ", "Now then, ", "After all, ", "In other words, ",
+	"For example, ", "For instance, ", "By contrast, ", "In contrast, ", "By the same token, ",
 }
 
 // dropOpeners removes the discourse openers at the start of s, repeatedly
@@ -174,6 +181,9 @@ func referBack(s string) bool {
 	if prepositions[first] && (next == "that" || next == "such") {
 		return true // "In that remote region", "In such cases"
 	}
+	if leadClauseOpeners[first] && leansBackSubject(words[1:]) {
+		return true // "If it fail here, ...", "If that defense fails, ..."
+	}
 	if (prepositions[first] || phraseOpeners[first]) && leadPronoun(s) {
 		return true // "For the past 7 months, she has done it all ..."
 	}
@@ -186,10 +196,24 @@ func referBack(s string) bool {
 	for i := 1; i < len(words) && i < innerBackWords; i++ {
 		switch strings.ToLower(words[i]) {
 		case "this", "these", "those":
+			if i+1 < len(words) && pointsAtRelative(words[i+1]) {
+				continue // "those who till the soil": the clause after says who
+			}
 			if !demonstrativeOfSituation(words[i+1:]) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// pointsAtRelative reports whether w, after a demonstrative, opens the
+// relative clause that says what it stands for ("those who", "those
+// whose", "these which").
+func pointsAtRelative(w string) bool {
+	switch strings.ToLower(w) {
+	case "who", "whom", "whose", "which":
+		return true
 	}
 	return false
 }
@@ -221,6 +245,35 @@ func leadPronoun(s string) bool {
 		return true
 	case "it":
 		return first == "it" && !pointsAheadIt(words)
+	}
+	return false
+}
+
+// leadClauseOpeners open a dependent clause that may lead a sentence ("If
+// it fail here, ...", "Until it is built, ...", "When they ...").
+var leadClauseOpeners = setOf(strings.Fields(`if when whenever until unless because although though while since once
+	after before where`))
+
+// leansBackSubject reports whether the subject of a clause opened by one of
+// leadClauseOpeners (words are the words after the opener) names something
+// said before: a pronoun of the third person ("If they must, ..."), an
+// "it" that does not point ahead ("If it fail here" but not "When it is
+// considered that ..."), or "that" or "those" standing for a thing or
+// before its noun ("If that can be settled", "If that defense fails";
+// right after the opener it is no relative pronoun; "those who" and "that
+// which" point ahead). "This" and "these" are left to the
+// check of a sentence's first words (referBack).
+func leansBackSubject(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	switch first := strings.ToLower(words[0]); pronounOf(first) {
+	case "he", "she", "they", "his", "her", "their", "its":
+		return true
+	case "it":
+		return first == "it" && !pointsAheadIt(words)
+	case "that", "those":
+		return len(words) > 1 && !pointsAtRelative(words[1])
 	}
 	return false
 }
@@ -587,11 +640,27 @@ func mentionsProposal(words []string, i int) bool {
 		return !presentBe[prev]
 	case l == "request" || l == "requests" || l == "recommendation" || l == "recommendations":
 		// "My recommendations ... were submitted" recalls the speaker's
-		// own.
+		// own. An adjective may stand between ("at the urgent request of
+		// that government").
+		if k > 0 && requestAdjective(words[k]) {
+			prev = strings.ToLower(words[k-1])
+		}
 		return (determiners[prev] || possessives[prev] || prev == "that" || prev == "these" || prev == "those") &&
 			prev != "my" && prev != "our"
 	}
 	return false
+}
+
+// requestAdjective reports whether w may qualify a request named as a
+// thing ("the urgent request", "the formal request"): a word in lower case
+// that is no function word, verb form or number.
+func requestAdjective(w string) bool {
+	l := strings.ToLower(w)
+	if w != l || determiners[l] || possessives[l] || prepositions[l] || auxiliaries[l] || modalVerbs[l] ||
+		pronouns[l] || proposalWords[l] || numberWord(l) || l == "that" || l == "these" || l == "those" {
+		return false
+	}
+	return !strings.HasSuffix(l, "ed") && !strings.HasSuffix(l, "ing") && !strings.HasSuffix(l, "s")
 }
 
 // presentBe are the forms of "be" that make a past participle after them
@@ -697,6 +766,9 @@ func canFollowThat(s string) bool {
 	if w == "" || !strings.HasPrefix(s, w) {
 		return false
 	}
+	if c := strings.Index(s, ": "); c >= 0 && len(reWord.FindAllString(s[:c], -1)) <= colonLeadWords && startsUpper(s[c+2:]) {
+		return false // "Another thing: Let's ...", "In 1980: The findings ...": quoted as said
+	}
 	if openingWords[strings.ToLower(w)] {
 		return true
 	}
@@ -710,6 +782,11 @@ func canFollowThat(s string) bool {
 	}
 	return false
 }
+
+// colonLeadWords is how many words before a colon make a lead ("In
+// 1980:") that reads badly after "reported that" when a sentence of its
+// own follows the colon.
+const colonLeadWords = 5
 
 // lowerOpening lower-cases the first word of a sentence when it is a
 // common word that is capitalised only for opening the sentence ("The",
@@ -774,10 +851,36 @@ func selfContained(passage string, spans []pipeline.Span, i int) (start, end int
 		parts = append(parts, p)
 	}
 	text = strings.Join(parts, " ")
-	if from < i && utf8.RuneCountInString(text) > maxJoinedChars {
+	if from < i && utf8.RuneCountInString(text) > maxJoinedChars || infinitiveFragment(text) {
 		return 0, 0, "", false
 	}
 	return start, end, text, true
+}
+
+// infinitiveFragment reports whether s is an item of a list that lost its
+// lead: an infinitive with no clause of its own ("To extend and strengthen
+// rent control.", left of "Sixth, to extend ..."). "To provide care,
+// we will ..." and "To err is human." have one, and so has "To point the
+// way to break up that log-jam our Trade Agreements Act was passed": any
+// verb in a tense counts, not only the main clause's (hasVerb).
+func infinitiveFragment(s string) bool {
+	words := reWord.FindAllString(s, 3)
+	if len(words) < 2 || !strings.EqualFold(words[0], "to") || startsUpper(words[1]) || strings.ContainsAny(s, ",;:") {
+		return false
+	}
+	_, rest, _ := strings.Cut(s, words[1])
+	toks := tokenize(rest)
+	for i, t := range toks {
+		if t.kind != tokWord {
+			continue
+		}
+		l := t.lower()
+		if auxiliaries[l] || irregularPast[l] ||
+			strings.HasSuffix(l, "ed") && len(l) > 4 && !(i > 0 && (determiners[toks[i-1].lower()] || possessives[toks[i-1].lower()])) {
+			return false // a verb of a clause, main or not ("... our Trade Agreements Act was passed")
+		}
+	}
+	return true
 }
 
 // hasVerb reports whether a clause surely has a verb: an auxiliary or

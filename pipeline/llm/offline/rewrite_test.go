@@ -78,6 +78,20 @@ func TestRewriteRules(t *testing.T) {
 			wantSentence: "In 1890, Benjamin Harrison reported that the McKinley Tariff was passed by Congress in 1890.",
 		},
 		{
+			name:         "spoken links and later list counters go",
+			nugget:       tariffNugget,
+			passage:      "Wool prices rose. Well, the McKinley Tariff was passed by Congress in 1890.",
+			wantSupport:  "Well, the McKinley Tariff was passed by Congress in 1890.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the McKinley Tariff was passed by Congress in 1890.",
+		},
+		{
+			name:         "a heading run into the sentence by a dash goes",
+			nugget:       tariffNugget,
+			passage:      "Wool prices rose. Tariff legislation.-The McKinley Tariff was passed by Congress in 1890.",
+			wantSupport:  "Tariff legislation.-The McKinley Tariff was passed by Congress in 1890.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the McKinley Tariff was passed by Congress in 1890.",
+		},
+		{
 			name:         "the first person is quoted as the speaker's own account",
 			nugget:       tariffNugget,
 			passage:      "Wool prices rose. In 1890 I signed the McKinley Tariff that Congress had passed.",
@@ -195,12 +209,58 @@ func TestSelfContainedSkipsTranscriptMarks(t *testing.T) {
 	}
 }
 
+func TestDropOpeners(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Accordingly, the treaty was signed.", "The treaty was signed."},
+		{"Too, in Afghanistan, the freedom fighters are the key to peace.", "In Afghanistan, the freedom fighters are the key to peace."},
+		{"Fourth, the budget will be balanced.", "The budget will be balanced."},
+		{"Yes, this nation remains committed to the space program.", "This nation remains committed to the space program."},
+		{"By contrast, a failed Iraq would embolden the extremists.", "A failed Iraq would embolden the extremists."},
+		{"Wellington was named.", "Wellington was named."}, // an opener needs its comma and its word
+		{"So many ships were lost.", "So many ships were lost."},
+	}
+	for _, tt := range tests {
+		if got := dropOpeners(tt.in); got != tt.want {
+			t.Errorf("dropOpeners(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestInfinitiveFragment(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"To extend and strengthen rent control.", true},
+		{"To provide quality care in low-income neighborhoods, we will double the number of health centers.", false},
+		{"To err is human.", false},
+		{"To point the way to break up that log-jam our Trade Agreements Act was passed.", false},
+		{"Tonight we will act.", false},
+		{"To Congress the message was sent.", false},
+	}
+	for _, tt := range tests {
+		if got := infinitiveFragment(tt.s); got != tt.want {
+			t.Errorf("infinitiveFragment(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
 func TestReferBack(t *testing.T) {
 	tests := []struct {
 		s    string
 		want bool
 	}{
 		{"It was signed on the 30th of April.", true},
+		// A clause that leads the sentence, with a subject said before
+		// (Jackson, 1829; Coolidge, 1925; Franklin Roosevelt, 1941).
+		{"If it fail here, all hope in regard to it will be extinguished.", true},
+		{"If that can be settled, we may more easily consider further reduction of naval armaments.", true},
+		{"If that defense fails, all the population and all the resources of Europe will be at stake.", true},
+		{"If they must, they have to fight and they only have to win.", true},
+		{"When it is considered that no navy in the world surpasses ours, the request is modest.", false}, // "it" points ahead
+		{"If this Congress wants to help, work with me to fix the Tax Code.", false},                      // the speaker's situation
+		{"When those who till the soil prosper, the Nation prospers.", false},                             // "those who" points ahead
+		{"If the treaty is ratified, the duties will fall.", false},
 		// "that" with its noun (George Bush, 1992).
 		{"My America 2000 strategy will help us reach that goal.", true},
 		{"The Secretary has worked steadily in that direction for two years.", false}, // inside the sentence: left alone
@@ -342,6 +402,9 @@ func TestClassify(t *testing.T) {
 		// one the sentence makes, in the passive too, is a proposal
 		// (Theodore Roosevelt, 1903).
 		{"The Government of the Netherlands, at the request of this Government, invited the powers to a conference.", stanceFact},
+		// An adjective before the request (Hoover, 1929).
+		{"About 1,600 marines remain in Nicaragua at the urgent request of that government.", stanceFact},
+		{"I make the urgent request that Congress act.", stanceProposal},
 		{"The Secretary of the Navy has recommended the abolition of certain of the smaller navy yards.", stanceFact},
 		{"It is therefore recommended that all matters pertaining to forest reserves be consolidated in the Bureau of Forestry.", stanceProposal},
 		{"More adequate training programs will be recommended.", stanceProposal},
@@ -381,6 +444,11 @@ func TestAttributeWithoutAuthor(t *testing.T) {
 			"In 2021, Ruhr Gazette reported: “Assuming a surplus, the debt will fall.”"},
 		{`He called it "the best law".`, stanceSpeaker, sourceOf("Ruhr Gazette", "2021", ""),
 			"In 2021, Ruhr Gazette reported: “He called it 'the best law'.”"},
+		// A short lead before a colon reads badly after "reported that".
+		{"In 1980: The findings of the task force revealed deficits.", stanceFact, sourceOf("Ruhr Gazette", "1981", ""),
+			"In 1981, Ruhr Gazette reported: “In 1980: The findings of the task force revealed deficits.”"},
+		{"The council approved three things: a barrier, a dam and a lock.", stanceFact, sourceOf("Ruhr Gazette", "1981", ""),
+			"In 1981, Ruhr Gazette reported that the council approved three things: a barrier, a dam and a lock."},
 	}
 	for _, tt := range tests {
 		if got := attribute(tt.body, tt.st, tt.src); got != tt.want {

@@ -285,7 +285,29 @@ func editorialNote(s string) bool {
 // standAlone removes what sentence splitting leaves at the start of a
 // sentence but belongs to none: a heading in capitals and an address's
 // salutation.
-func standAlone(s string) string { return stripSalutation(stripHeading(s)) }
+func standAlone(s string) string { return stripSalutation(stripRunInHeading(stripHeading(s))) }
+
+// reRunInHeading is a heading run into its paragraph's first sentence by a
+// full stop and a dash ("Rural electrification.-It is proposed that ...",
+// "ART.-All"), as some printed messages set them.
+var reRunInHeading = regexp.MustCompile(`^\p{Lu}[\pL,'’ ]{0,60}?\.[-–—]\s*\p{Lu}`)
+
+// runInHeadingWords bounds the words of a run-in heading.
+const runInHeadingWords = 7
+
+// stripRunInHeading removes a run-in heading from the start of s.
+func stripRunInHeading(s string) string {
+	m := reRunInHeading.FindStringIndex(s)
+	if m == nil {
+		return s
+	}
+	_, size := utf8.DecodeLastRuneInString(s[:m[1]])
+	head := s[:m[1]-size]
+	if len(strings.Fields(head)) > runInHeadingWords {
+		return s
+	}
+	return s[m[1]-size:]
+}
 
 // salutationOpeners open the salutation of an address ("Mr. Speaker, Mr.
 // President, ...:", "To the Senate and House of Representatives:").

@@ -150,6 +150,11 @@ func TestStandAlone(t *testing.T) {
 			"Government programs are of such importance."},
 		{"OF INTERNATIONAL JUSTICE Pending before the Senate for nearly three years is the proposal.",
 			"Pending before the Senate for nearly three years is the proposal."},
+		{"Rural electrification.-It is proposed that the loan authorization be increased.", "It is proposed that the loan authorization be increased."},
+		{"ART.-All the arts are thriving.", "All the arts are thriving."},
+		{"U.S.-Soviet relations improved.", "U.S.-Soviet relations improved."}, // an abbreviation before a dash is no heading
+		{"The program of conservation, development and use of land and water resources.-It continues.",
+			"The program of conservation, development and use of land and water resources.-It continues."}, // too long for a heading
 		{"A New Deal was proposed.", "A New Deal was proposed."}, // a one-letter word is no heading
 		{"U.S. Steel was named.", "U.S. Steel was named."},       // nor an abbreviation
 		{"(12) Legislation for the domestic use and control of atomic energy.", "Legislation for the domestic use and control of atomic energy."},
