@@ -181,6 +181,9 @@ func referBack(s string) bool {
 	if prepositions[first] && (next == "that" || next == "such") {
 		return true // "In that remote region", "In such cases"
 	}
+	if speakerLeansBack(first, words) {
+		return true // "We honor their contributions, ...", "I told him ..."
+	}
 	if leadClauseOpeners[first] && leansBackSubject(words[1:]) {
 		return true // "If it fail here, ...", "If that defense fails, ..."
 	}
@@ -245,6 +248,28 @@ func leadPronoun(s string) bool {
 		return true
 	case "it":
 		return first == "it" && !pointsAheadIt(words)
+	}
+	return false
+}
+
+// speakerPronounWords is how many words after an opening "I", "We" or
+// "You" speakerLeansBack reads.
+const speakerPronounWords = 4
+
+// speakerLeansBack reports whether a sentence opened by the speaker or
+// the audience ("I", "We", "You") names a third person by a pronoun in its
+// first words ("We honor their contributions", "I told him", "I hear
+// about them"): nothing before it in the sentence can be what the pronoun
+// stands for, so it stands for something said before.
+func speakerLeansBack(first string, words []string) bool {
+	if pronounOf(first) != "we" && pronounOf(first) != "i" && pronounOf(first) != "you" {
+		return false
+	}
+	for _, w := range words[1:min(len(words), speakerPronounWords+1)] {
+		switch strings.ToLower(w) {
+		case "their", "them", "its", "his", "her", "him", "they", "he", "she":
+			return true
+		}
 	}
 	return false
 }
@@ -617,7 +642,8 @@ func classify(s string) stance {
 // makes: a past form that no present "be" makes passive ("the Swiss
 // Government invited the powers ...", "The Secretary of the Navy has
 // recommended ...", "was recommended by the commission"; not "It is
-// recommended that ...", "will be recommended"), or a request named as a
+// recommended that ...", "will be recommended"), a present form of the
+// third person ("The Secretary recommends ..."), or a request named as a
 // thing ("at the request of this Government", "his recommendation").
 // Such a sentence reports what others proposed, unless it proposes
 // something too or the proposal was the speaker's ("In my last message I
@@ -638,6 +664,11 @@ func mentionsProposal(words []string, i int) bool {
 			return k == 0 || !modalVerbs[strings.ToLower(words[k-1])]
 		}
 		return !presentBe[prev]
+	case thirdPersonProposals[l]:
+		// "The Secretary also recommends that ...", "The Governor of
+		// Hawaii recommends legislation ...": a third person's proposal
+		// (the speaker says "I recommend").
+		return true
 	case l == "request" || l == "requests" || l == "recommendation" || l == "recommendations":
 		// "My recommendations ... were submitted" recalls the speaker's
 		// own. An adjective may stand between ("at the urgent request of
@@ -662,6 +693,10 @@ func requestAdjective(w string) bool {
 	}
 	return !strings.HasSuffix(l, "ed") && !strings.HasSuffix(l, "ing") && !strings.HasSuffix(l, "s")
 }
+
+// thirdPersonProposals are the present forms of proposalWords that only a
+// third person takes ("requests" is left out: it is as often a noun).
+var thirdPersonProposals = setOf(strings.Fields(`recommends proposes suggests urges invites`))
 
 // presentBe are the forms of "be" that make a past participle after them
 // a present passive: the speaker's own proposal ("It is recommended that

@@ -251,6 +251,12 @@ func TestReferBack(t *testing.T) {
 		want bool
 	}{
 		{"It was signed on the 30th of April.", true},
+		// The speaker's or the audience's sentence naming a third person
+		// by a pronoun in its first words (Clinton, 1994).
+		{"We honor their contributions, including those who carry out the air lift.", true},
+		{"I told him what I have said to many world leaders.", true},
+		{"We have increased our support for the schools.", false},
+		{"We ask the States to do their part.", false}, // "their" after its noun
 		// A clause that leads the sentence, with a subject said before
 		// (Jackson, 1829; Coolidge, 1925; Franklin Roosevelt, 1941).
 		{"If it fail here, all hope in regard to it will be extinguished.", true},
@@ -405,6 +411,9 @@ func TestClassify(t *testing.T) {
 		// An adjective before the request (Hoover, 1929).
 		{"About 1,600 marines remain in Nicaragua at the urgent request of that government.", stanceFact},
 		{"I make the urgent request that Congress act.", stanceProposal},
+		// A third person's proposal in the present (Cleveland, 1895).
+		{"The Secretary also again recommends that the gratuitous distribution of seeds cease.", stanceFact},
+		{"The Secretary recommends the change, and I urge its adoption.", stanceProposal},
 		{"The Secretary of the Navy has recommended the abolition of certain of the smaller navy yards.", stanceFact},
 		{"It is therefore recommended that all matters pertaining to forest reserves be consolidated in the Bureau of Forestry.", stanceProposal},
 		{"More adequate training programs will be recommended.", stanceProposal},
