@@ -181,10 +181,13 @@ func referBack(s string) bool {
 	if prepositions[first] && (next == "that" || next == "such") {
 		return true // "In that remote region", "In such cases"
 	}
+	if reOpensBack.MatchString(s) {
+		return true // "By doing so, we can cut the deficit in half", "Since then the growth of Japan ..."
+	}
 	if speakerLeansBack(first, words) {
 		return true // "We honor their contributions, ...", "I told him ..."
 	}
-	if leadClauseOpeners[first] && leansBackSubject(words[1:]) {
+	if leadClauseOpeners[first] && leansBackSubject(s, words[1:]) {
 		return true // "If it fail here, ...", "If that defense fails, ..."
 	}
 	if (prepositions[first] || phraseOpeners[first]) && leadPronoun(s) {
@@ -252,6 +255,12 @@ func leadPronoun(s string) bool {
 	return false
 }
 
+// reOpensBack finds a sentence opened by a phrase that stands for what was
+// said or done before: "By doing so", "In so doing", "Since then", "Until
+// then", "After that,", "In response,".
+var reOpensBack = regexp.MustCompile(`^(?i:(?:by|in) (?:doing so|so doing)|doing so|since then|until then|by then|` +
+	`(?:after|before) that,|in response,|in return,|in turn,)`)
+
 // speakerPronounWords is how many words after an opening "I", "We" or
 // "You" speakerLeansBack reads.
 const speakerPronounWords = 4
@@ -281,20 +290,33 @@ var leadClauseOpeners = setOf(strings.Fields(`if when whenever until unless beca
 
 // leansBackSubject reports whether the subject of a clause opened by one of
 // leadClauseOpeners (words are the words after the opener) names something
-// said before: a pronoun of the third person ("If they must, ..."), an
-// "it" that does not point ahead ("If it fail here" but not "When it is
+// said before: a subject pronoun of the third person ("If they must,
+// ..."), a possessive the main clause cannot name (see below), an "it"
+// that does not point ahead ("If it fail here" but not "When it is
 // considered that ..."), or "that" or "those" standing for a thing or
 // before its noun ("If that can be settled", "If that defense fails";
 // right after the opener it is no relative pronoun; "those who" and "that
 // which" point ahead). "This" and "these" are left to the
 // check of a sentence's first words (referBack).
-func leansBackSubject(words []string) bool {
+func leansBackSubject(s string, words []string) bool {
 	if len(words) == 0 {
 		return false
 	}
 	switch first := strings.ToLower(words[0]); pronounOf(first) {
-	case "he", "she", "they", "his", "her", "their", "its":
+	case "he", "she", "they":
 		return true
+	case "his", "her", "their", "its":
+		// A possessive may name what the main clause names next ("Since
+		// their founding, the colleges have grown"); it cannot when the
+		// main clause opens with the speaker, the audience or a pronoun
+		// ("Since its passage, my administration has ...", "When their
+		// recommendations are delivered, you and I will ...").
+		comma := strings.IndexByte(s, ',')
+		if comma < 0 {
+			return false
+		}
+		next := strings.ToLower(reWord.FindString(s[comma+1:]))
+		return personWords[next] || pronouns[next] || possessives[next]
 	case "it":
 		return first == "it" && !pointsAheadIt(words)
 	case "that", "those":

@@ -251,6 +251,15 @@ func TestReferBack(t *testing.T) {
 		want bool
 	}{
 		{"It was signed on the 30th of April.", true},
+		// A phrase at the start standing for what was said or done before
+		// (George W. Bush, 2004; Theodore Roosevelt, 1906).
+		{"By doing so, we can cut the deficit in half over the next 5 years.", true},
+		{"Since then the growth of Japan has been literally astounding.", true},
+		{"In response, I propose two major initiatives.", true},
+		{"In response to the flood the troops were sent.", false}, // its object follows
+		{"Since their founding, the colleges have grown.", false},
+		{"Since its passage, my administration has removed 1,500 employees.", true},
+		{"When their recommendations are delivered, you and I will work together.", true},
 		// The speaker's or the audience's sentence naming a third person
 		// by a pronoun in its first words (Clinton, 1994).
 		{"We honor their contributions, including those who carry out the air lift.", true},
