@@ -1,8 +1,11 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+
+	bleve_index_api "github.com/blevesearch/bleve_index_api"
 )
 
 // TermStats are collection statistics of the passage index for a few
@@ -61,4 +64,68 @@ func (ix *Index) TermStats(ctx context.Context, terms []string) (TermStats, erro
 		}
 	}
 	return st, nil
+}
+
+// PairFreq returns, for each pair of index terms, the number of passages
+// that hold both (anywhere in the passage, not only side by side: no
+// positions are indexed). Repeated pairs are counted once. A ctx that
+// ends stops the counting with ctx's error.
+func (ix *Index) PairFreq(ctx context.Context, pairs [][2]string) (map[[2]string]int, error) {
+	out := make(map[[2]string]int, len(pairs))
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("pair statistics: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("pair statistics: %w", err)
+	}
+	defer r.Close()
+	for _, p := range pairs {
+		if _, done := out[p]; done {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := bothCount(ctx, r, p[0], p[1])
+		if err != nil {
+			return nil, fmt.Errorf("pair statistics of %q and %q: %w", p[0], p[1], err)
+		}
+		out[p] = n
+	}
+	return out, nil
+}
+
+// bothCount counts the passages holding both a and b: it walks the
+// postings of a, skipping those of b ahead to each of a's passages.
+func bothCount(ctx context.Context, r bleve_index_api.IndexReader, a, b string) (int, error) {
+	ra, err := r.TermFieldReader(ctx, []byte(a), bodyField, false, false, false)
+	if err != nil {
+		return 0, err
+	}
+	defer ra.Close()
+	rb, err := r.TermFieldReader(ctx, []byte(b), bodyField, false, false, false)
+	if err != nil {
+		return 0, err
+	}
+	defer rb.Close()
+	if rb.Count() < ra.Count() {
+		ra, rb = rb, ra
+	}
+	n := 0
+	pa, err := ra.Next(nil)
+	for err == nil && pa != nil {
+		var pb *bleve_index_api.TermFieldDoc
+		if pb, err = rb.Advance(pa.ID, nil); err != nil || pb == nil {
+			break
+		}
+		if bytes.Equal(pb.ID, pa.ID) {
+			n++
+			pa, err = ra.Next(nil)
+		} else {
+			pa, err = ra.Advance(pb.ID, nil)
+		}
+	}
+	return n, err
 }

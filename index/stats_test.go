@@ -3,9 +3,12 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/crucible-portal/crucible/pipeline"
 )
 
 func TestTermStats(t *testing.T) {
@@ -65,5 +68,55 @@ func TestTermStatsEmptyIndexAndCancel(t *testing.T) {
 	cancel()
 	if _, err := ix.TermStats(ctx, []string{"appl"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
+	}
+}
+
+func TestPairFreq(t *testing.T) {
+	// Passages: d1#0 "apple banana", d1#1 "cherry", d2#0 "apple apple
+	// cherry", d3#0 "Fruit banana cherry date", and more apples and
+	// cherries in further documents, so that the postings walk skips.
+	docs := []pipeline.IngestDocument{
+		doc("d1", "", "apple banana", "cherry"),
+		doc("d2", "", "apple apple cherry"),
+		doc("d3", "Fruit", "banana cherry date"),
+	}
+	for i := 4; i < 40; i++ {
+		text := "cherry"
+		if i%3 == 0 {
+			text = "apple cherry"
+		}
+		if i%5 == 0 {
+			text = "apple"
+		}
+		docs = append(docs, doc(fmt.Sprintf("d%d", i), "", text))
+	}
+	ix, _ := newTestIndex(t, DefaultOptions(), docs...)
+	want := map[[2]string]int{
+		{"appl", "cherri"}:   1,
+		{"banana", "cherri"}: 1,
+		{"appl", "banana"}:   1,
+		{"appl", "kiwi"}:     0,
+		{"date", "fruit"}:    1,
+	}
+	// Documents 4-39: "apple cherry" where i is a multiple of 3 but not
+	// of 5 (6, 9, 12, 18, 21, 24, 27, 33, 36, 39: ten of them, 15 and 30
+	// being "apple").
+	want[[2]string{"appl", "cherri"}] += 10
+	var pairs [][2]string
+	for p := range want {
+		pairs = append(pairs, p)
+	}
+	pairs = append(pairs, [2]string{"appl", "kiwi"}) // asked twice, counted once
+	got, err := ix.PairFreq(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("PairFreq (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ix.PairFreq(ctx, pairs); !errors.Is(err, context.Canceled) {
+		t.Errorf("PairFreq with an ended context: err = %v, want context.Canceled", err)
 	}
 }

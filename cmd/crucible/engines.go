@@ -183,6 +183,7 @@ func (a *app) engines(m modelFlags, logger *slog.Logger) ([]jobs.Engine, error) 
 			Searcher: a.searcher(), Store: a.db, Model: model,
 			Terms: texts.Terms, TermSet: texts.TermSet, SentenceKey: a.index.SentenceKey, Sentences: texts.Sentences, Name: label,
 			DocFreq:     a.docFreq,
+			PairFreq:    a.index.PairFreq,
 			NewReranker: a.rerankerFor(model, sp, texts.Terms),
 			Ranker:      a.db.ActiveRanker,
 		}

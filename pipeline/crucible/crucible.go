@@ -116,6 +116,9 @@ type Engine struct {
 	// DocFreq gives collection statistics, for reading a request's
 	// subject (see subject); nil counts every request term as naming it.
 	DocFreq DocFreq
+	// PairFreq counts the collection's passages holding two terms, for
+	// phrases of common words in a request's subject; nil: none.
+	PairFreq PairFreq
 	// Name labels the engine in reports ("offline engine" or the model).
 	Name string
 	// NewReranker builds the reranker a report's Settings.Reranker names,
@@ -865,7 +868,7 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 	if err != nil {
 		return err
 	}
-	if r.subject, err = newSubject(ctx, r.req, best, r.e.Terms, r.e.DocFreq, speakers...); err != nil {
+	if r.subject, err = newSubject(ctx, r.req, best, r.e.Terms, r.e.DocFreq, r.e.PairFreq, speakers...); err != nil {
 		return err
 	}
 	if r.h.ChooseSentences {

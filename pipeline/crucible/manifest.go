@@ -41,8 +41,11 @@ import (
 // sentence must itself name the subject, not only its cited text
 // (run.namesSubject). v17 (session 30): the choice weighs the figures a
 // sentence states (ChoiceFeatures' "figures") and its model is refitted
-// on the 55 used sets (choiceWeights).
-const Version = "crucible-pipeline-v17"
+// on the 55 used sets (choiceWeights). v18 (session 33): a pair of
+// common words the request writes together is a phrase of its subject
+// when few passages hold both and its best passages write it
+// (subject.commonPhrases: "public works").
+const Version = "crucible-pipeline-v18"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -32,7 +32,8 @@ const (
 	// phraseMaxShare the largest share of the collection's passages at
 	// least one of them occurs in ("United States", "foreign policy",
 	// "world war", each of two words in more than a tenth of the passages,
-	// name no subject).
+	// name no subject by this rule; commonPhrases may still take such a
+	// pair).
 	phraseMinCount = 3
 	phraseMaxShare = 0.10
 	// fallbackAnchors is how many of the request's rarest terms anchor its
@@ -152,6 +153,10 @@ type subject struct {
 // the map is held by none.
 type DocFreq func(ctx context.Context, terms []string) (units int, df map[string]int, err error)
 
+// PairFreq returns, for each pair of terms asked about, how many of the
+// collection's units (passages) hold both.
+type PairFreq func(ctx context.Context, pairs [][2]string) (map[[2]string]int, error)
+
 // newSubject reads the subject of a request from its text and its best
 // passages (their texts, best first). The names of speakers (the authors
 // of the documents those passages come from) are who spoke, not what the
@@ -159,7 +164,7 @@ type DocFreq func(ctx context.Context, terms []string) (units int, df map[string
 // Biden, and a sentence on a law "Joe Biden originally wrote" is not on
 // its subject. Their terms count as request words (the attribution names
 // the speaker anyway).
-func newSubject(ctx context.Context, req pipeline.Request, best []string, terms func(string) []string, docFreq DocFreq, speakers ...string) (*subject, error) {
+func newSubject(ctx context.Context, req pipeline.Request, best []string, terms func(string) []string, docFreq DocFreq, pairFreq PairFreq, speakers ...string) (*subject, error) {
 	if terms == nil {
 		return nil, nil // no analyzer: no subject to hold sentences to
 	}
@@ -293,10 +298,18 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 		return nil, err
 	}
 	rare := func(t string) bool { return units > 0 && float64(df[t])/float64(units) <= phraseMaxShare }
+	var common [][2]string
 	for p := range pairs {
-		if pairCount[p] >= phraseMinCount && (rare(p[0]) || rare(p[1])) {
+		switch {
+		case pairCount[p] < phraseMinCount:
+		case rare(p[0]) || rare(p[1]):
 			s.phrases[p] = true
+		default:
+			common = append(common, p)
 		}
+	}
+	if err := s.commonPhrases(ctx, common, pairCount, len(best), units, pairFreq); err != nil {
+		return nil, err
 	}
 	for _, t := range cands {
 		if units == 0 || len(best) == 0 {
@@ -362,6 +375,33 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 		}
 	}
 	return s, nil
+}
+
+// commonPhrases adds to the subject the pairs of common words the request
+// writes together ("public works", each word in more than a tenth of the
+// collection's passages) whose two words the request's best passages hold
+// together as an anchor would be held: in at most anchorMaxShare of the
+// collection's passages both words occur, and the best passages write the
+// pair anchorMinLift times as often as that (a count of passages holding
+// both words anywhere, so the pair's own lift is if anything higher).
+// "United States" stays out: more than a quarter of the demo corpus's
+// passages hold both words.
+func (s *subject) commonPhrases(ctx context.Context, pairs [][2]string, pairCount map[[2]string]int, best, units int, pairFreq PairFreq) error {
+	if pairFreq == nil || len(pairs) == 0 || best == 0 || units == 0 {
+		return nil
+	}
+	both, err := pairFreq(ctx, pairs)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		share := float64(both[p]) / float64(units)
+		lift := float64(pairCount[p]) / float64(best) / math.Max(share, 1/float64(units))
+		if share <= anchorMaxShare && lift >= anchorMinLift {
+			s.phrases[p] = true
+		}
+	}
+	return nil
 }
 
 // leftOut reads what a request says to leave out (see subject.leftOut);

@@ -50,7 +50,7 @@ func TestSubject(t *testing.T) {
 		"tariff": 25, "reciprocity": 5, "cleveland": 63, "taft": 41, "acts": 150, "treaties": 87,
 		"social": 32, "security": 148, "workers": 300, "programs": 67, "aids": 49,
 	})
-	s, err := newSubject(context.Background(), req, best, words, df)
+	s, err := newSubject(context.Background(), req, best, words, df, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestSubject(t *testing.T) {
 func TestSubjectWithoutStatistics(t *testing.T) {
 	req := pipeline.Request{Title: "Panama Canal", ProblemStatement: "How was the canal built?"}
 	best := append(repeat("the panama canal was dug", 5), "locks")
-	s, err := newSubject(context.Background(), req, best, words, nil)
+	s, err := newSubject(context.Background(), req, best, words, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +96,13 @@ func TestSubjectWithoutStatistics(t *testing.T) {
 		t.Error("without statistics, the request terms in three of its best passages should be its subject")
 	}
 	// An analyzer-less engine holds no sentence to a subject.
-	none, err := newSubject(context.Background(), req, best, nil, nil)
+	none, err := newSubject(context.Background(), req, best, nil, nil, nil)
 	if err != nil || !none.covers("anything at all", true) || !none.empty() {
 		t.Errorf("a subject without an analyzer should cover everything (err %v)", err)
 	}
 	// A request whose terms never occur in its passages has an empty
 	// subject: every text speaks of it.
-	empty, err := newSubject(context.Background(), req, []string{"nothing here"}, words, fakeDocFreq(nil))
+	empty, err := newSubject(context.Background(), req, []string{"nothing here"}, words, fakeDocFreq(nil), nil)
 	if err != nil || !empty.empty() || !empty.covers("The locks were built.", false) {
 		t.Errorf("an empty subject should cover everything (err %v)", err)
 	}
@@ -111,7 +111,7 @@ func TestSubjectWithoutStatistics(t *testing.T) {
 func TestSubjectStatisticsError(t *testing.T) {
 	boom := errors.New("index closed")
 	_, err := newSubject(context.Background(), pipeline.Request{Title: "Panama Canal", ProblemStatement: "x"},
-		repeat("panama canal", 5), words, func(context.Context, []string) (int, map[string]int, error) { return 0, nil, boom })
+		repeat("panama canal", 5), words, func(context.Context, []string) (int, map[string]int, error) { return 0, nil, boom }, nil)
 	if !errors.Is(err, boom) {
 		t.Errorf("err = %v, want the statistics' error", err)
 	}
@@ -197,7 +197,7 @@ func TestSubjectOfAFocusedCollection(t *testing.T) {
 	req := pipeline.Request{Title: "Fuel types and their impact on performance", ProblemStatement: "How does fuel change performance?"}
 	best := append(repeat("racing fuel raised performance", 40), repeat("engine performance", 40)...)
 	df := fakeDocFreq(map[string]int{"fuel": 200, "types": 150, "impact": 300, "performance": 600, "change": 400})
-	s, err := newSubject(context.Background(), req, best, words, df)
+	s, err := newSubject(context.Background(), req, best, words, df, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestSubjectNamedByAcronyms(t *testing.T) {
 	req := pipeline.Request{Title: "HIV/AIDS in presidential addresses",
 		ProblemStatement: "Cover the funding requests for research and the emergency relief plan."}
 	best := append(repeat("emergency relief for research", 20), repeat("AIDS relief in Africa", 20)...)
-	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(map[string]int{"aids": 60}))
+	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(map[string]int{"aids": 60}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestSubjectNamedByAcronyms(t *testing.T) {
 func TestSubjectAcronymAmongOtherWords(t *testing.T) {
 	req := pipeline.Request{Title: "Nuclear arms control from the test ban treaty to SDI", ProblemStatement: "Cover the test ban treaty."}
 	best := repeat("the nuclear test ban treaty", 20)
-	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(nil))
+	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestSubjectHyphenatedCompound(t *testing.T) {
 	best := append(repeat("lend-lease aid to Britain", 20), repeat("the attack on Pearl Harbor", 20)...)
 	best = append(best, repeat("the harbor defenses", 5)...)
 	df := fakeDocFreq(map[string]int{"lend": 12, "lease": 15, "pearl": 8, "harbor": 30, "attack": 40, "war": 160, "world": 120})
-	s, err := newSubject(context.Background(), req, best, words, df)
+	s, err := newSubject(context.Background(), req, best, words, df, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestSubjectTitleTermsWithinThePeriod(t *testing.T) {
 	best := append(repeat("the war in Europe and the preparedness program", 80), repeat("the first conference", 20)...)
 	df := fakeDocFreq(map[string]int{"war": 164, "first": 113, "world": 140, "peace": 126, "europe": 40,
 		"preparedness": 3, "program": 67, "conference": 60})
-	s, err := newSubject(context.Background(), req, best, words, df)
+	s, err := newSubject(context.Background(), req, best, words, df, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestSubjectStrongAnchors(t *testing.T) {
 		repeat("the airlift was sent", 5)...), repeat("nothing of note", 55)...)
 	df := fakeDocFreq(map[string]int{"bosnia": 5, "troops": 15, "airlift": 2, "sent": 60, "peacekeeping": 3})
 	req := pipeline.Request{Title: "Peacekeeping in Bosnia", ProblemStatement: "Describe the troops sent and the airlift."}
-	s, err := newSubject(context.Background(), req, best, words, df)
+	s, err := newSubject(context.Background(), req, best, words, df, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestSubjectStrongAnchors(t *testing.T) {
 	// No strong anchor: the weak one speaks with a word, as before.
 	weak := pipeline.Request{Title: "Our soldiers abroad", ProblemStatement: "Describe the troops sent."}
 	df = fakeDocFreq(map[string]int{"soldiers": 400, "abroad": 300, "troops": 15, "sent": 60})
-	s, err = newSubject(context.Background(), weak, append(repeat("the troops were sent", 10), repeat("nothing of note", 90)...), words, df)
+	s, err = newSubject(context.Background(), weak, append(repeat("the troops were sent", 10), repeat("nothing of note", 90)...), words, df, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestSubjectOtherName(t *testing.T) {
 		Title:            "Stopping the nuclear programs of North Korea and Iran",
 		ProblemStatement: "Describe the agreement that froze North Korea's nuclear program and the demands on Iran to end uranium enrichment.",
 	}
-	s, err := newSubject(context.Background(), req, best, words, df)
+	s, err := newSubject(context.Background(), req, best, words, df, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,14 +405,14 @@ func TestSubjectLeavesOutSpeakers(t *testing.T) {
 		repeat("joe biden and the campaign", 12)...)
 	df := fakeDocFreq(map[string]int{"voting": 20, "vote": 40, "biden": 8, "campaign": 30, "obama": 6})
 	sentence := "The law Joe Biden wrote was a campaign promise."
-	with, err := newSubject(context.Background(), req, best, words, df)
+	with, err := newSubject(context.Background(), req, best, words, df, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !with.speaks(sentence, false, false) {
 		t.Fatalf("without speakers, %q should speak of the subject (biden and campaign anchor it); the test no longer shows the rule", sentence)
 	}
-	s, err := newSubject(context.Background(), req, best, words, df, "Barack Obama", "Joseph R Biden", "Donald J Trump")
+	s, err := newSubject(context.Background(), req, best, words, df, nil, "Barack Obama", "Joseph R Biden", "Donald J Trump")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 			"Leave aside Hawaii, the fur seals and the trade figures.",
 	}
 	best := append(repeat("the reciprocity treaty with mexico", 20), repeat("hawaii and the fur seals", 20)...)
-	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(map[string]int{"reciprocity": 5, "mexico": 20, "hawaii": 8, "fur": 3, "seals": 3}))
+	s, err := newSubject(context.Background(), req, best, words, fakeDocFreq(map[string]int{"reciprocity": 5, "mexico": 20, "hawaii": 8, "fur": 3, "seals": 3}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +474,7 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 		ProblemStatement: "Describe the new States formed out of the public domain. " +
 			"Leave aside the sale of the public lands and the new States' debts.",
 	}
-	s, err = newSubject(context.Background(), req, repeat("new states formed out of the public domain", 20), words, fakeDocFreq(nil))
+	s, err = newSubject(context.Background(), req, repeat("new states formed out of the public domain", 20), words, fakeDocFreq(nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +502,7 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 	best = append(repeat("the spending bills were late and stopgap measures followed", 20),
 		repeat("the deficits and the line-item veto", 20)...)
 	s, err = newSubject(context.Background(), req, best, words,
-		fakeDocFreq(map[string]int{"spending": 30, "bills": 40, "stopgap": 4, "deficits": 12, "veto": 9, "aside": 6}))
+		fakeDocFreq(map[string]int{"spending": 30, "bills": 40, "stopgap": 4, "deficits": 12, "veto": 9, "aside": 6}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +526,7 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 	}
 	best = append(repeat("the peace treaties with the states", 20), repeat("germany and japan occupied", 20)...)
 	s, err = newSubject(context.Background(), req, best, words,
-		fakeDocFreq(map[string]int{"peace": 30, "treaties": 20, "germany": 10, "japan": 10, "occupied": 8}))
+		fakeDocFreq(map[string]int{"peace": 30, "treaties": 20, "germany": 10, "japan": 10, "occupied": 8}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -596,7 +596,7 @@ func TestSubjectGeneralPartOfACompound(t *testing.T) {
 		{"Drought, famine and relief", true},
 	} {
 		req := pipeline.Request{Title: tc.title, ProblemStatement: "Describe the relief given to farmers."}
-		s, err := newSubject(context.Background(), req, best, words, df)
+		s, err := newSubject(context.Background(), req, best, words, df, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -609,5 +609,55 @@ func TestSubjectGeneralPartOfACompound(t *testing.T) {
 		if !s.speaks("The drought ruined the farmers.", false, false) {
 			t.Errorf("%q: a sentence on the drought does not speak of the subject", tc.title)
 		}
+	}
+}
+
+func TestCommonPhrases(t *testing.T) {
+	// "public works" (sotu66-05): both words are in more than a tenth of
+	// the collection's passages, so neither makes the pair a phrase, but
+	// few passages hold both and the best passages write them together.
+	// "united states": too many passages hold both.
+	req := pipeline.Request{
+		Title:            "Public works as a balance wheel, 1918-1962",
+		ProblemStatement: "Describe the public works planned against slumps and the United States budget.",
+	}
+	best := append(repeat("the public works were planned", 40), repeat("the united states budget grew", 40)...)
+	best = append(best, repeat("other things happened", 20)...)
+	df := fakeDocFreq(map[string]int{"public": 300, "works": 200, "united": 400, "states": 500, "budget": 150, "planned": 120})
+	both := map[[2]string]int{{"public", "works"}: 30, {"united", "states"}: 350}
+	pf := func(_ context.Context, pairs [][2]string) (map[[2]string]int, error) {
+		out := map[[2]string]int{}
+		for _, p := range pairs {
+			out[p] = both[p]
+		}
+		return out, nil
+	}
+	s, err := newSubject(context.Background(), req, best, words, df, pf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.phrases[[2]string{"public", "works"}] {
+		t.Errorf("phrases %v lack \"public works\"", s.phrases)
+	}
+	if s.phrases[[2]string{"united", "states"}] {
+		t.Errorf("phrases %v hold \"united states\", which too many passages hold", s.phrases)
+	}
+	if !s.covers("Our public works program should be timed to the slump.", false) {
+		t.Error("a sentence on public works does not speak of the subject")
+	}
+	// Without pair counts the pair is no phrase; a failing count fails
+	// the subject.
+	s, err = newSubject(context.Background(), req, best, words, df, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.phrases[[2]string{"public", "works"}] {
+		t.Errorf("phrases %v hold \"public works\" with no pair counts", s.phrases)
+	}
+	boom := errors.New("boom")
+	if _, err := newSubject(context.Background(), req, best, words, df, func(context.Context, [][2]string) (map[[2]string]int, error) {
+		return nil, boom
+	}); !errors.Is(err, boom) {
+		t.Errorf("newSubject with a failing pair count: err = %v, want %v", err, boom)
 	}
 }
