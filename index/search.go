@@ -83,11 +83,7 @@ func (ix *Index) score(ctx context.Context, query string, docs bool, limit int, 
 	if len(terms) == 0 {
 		return nil, 0, terms, nil
 	}
-	adv, err := ix.idx.Advanced()
-	if err != nil {
-		return nil, 0, terms, fmt.Errorf("search: %w", err)
-	}
-	r, err := adv.Reader()
+	r, err := ix.reader()
 	if err != nil {
 		return nil, 0, terms, fmt.Errorf("search: %w", err)
 	}

@@ -26,11 +26,7 @@ type TermStats struct {
 // up once. A ctx that ends stops the lookups with ctx's error.
 func (ix *Index) TermStats(ctx context.Context, terms []string) (TermStats, error) {
 	st := TermStats{DocFreq: make(map[string]int, len(terms))}
-	adv, err := ix.idx.Advanced()
-	if err != nil {
-		return st, fmt.Errorf("term statistics: %w", err)
-	}
-	r, err := adv.Reader()
+	r, err := ix.reader()
 	if err != nil {
 		return st, fmt.Errorf("term statistics: %w", err)
 	}
@@ -72,11 +68,7 @@ func (ix *Index) TermStats(ctx context.Context, terms []string) (TermStats, erro
 // ends stops the counting with ctx's error.
 func (ix *Index) PairFreq(ctx context.Context, pairs [][2]string) (map[[2]string]int, error) {
 	out := make(map[[2]string]int, len(pairs))
-	adv, err := ix.idx.Advanced()
-	if err != nil {
-		return nil, fmt.Errorf("pair statistics: %w", err)
-	}
-	r, err := adv.Reader()
+	r, err := ix.reader()
 	if err != nil {
 		return nil, fmt.Errorf("pair statistics: %w", err)
 	}
@@ -128,4 +120,14 @@ func bothCount(ctx context.Context, r bleve_index_api.IndexReader, a, b string) 
 		}
 	}
 	return n, err
+}
+
+// reader opens a reader of the index's current snapshot; the caller
+// closes it.
+func (ix *Index) reader() (bleve_index_api.IndexReader, error) {
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	return adv.Reader()
 }
