@@ -30,7 +30,41 @@ var excludeMarker = regexp.MustCompile(`(?i)(?:^|[,;:]\s*(?:(?:and|but|then)\s+)
 
 // mayExclude finds the words a marker is made of anywhere, to pass by the
 // statements that have none.
-var mayExclude = regexp.MustCompile(`(?i)\baside\b|\bexcluding\b|\bnot\b|\bdon't\b|\bthan\b|\bapart\b`)
+var mayExclude = regexp.MustCompile(`(?i)\baside\b|\bexcluding\b|\bnot\b|\bdon't\b|\bthan\b|\bapart\b|\belsewhere\b|\breports?\b|\bseparately\b`)
+
+// coveredElsewhere is a sentence or a last clause (after a semicolon)
+// that names what to leave out by saying that another report covers it:
+// "the Koszta affair and the Vienna exposition are covered elsewhere",
+// "The tariff is treated in another report." Group 1 is what it names.
+var coveredElsewhere = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|will\s+be)\s+(?:covered|treated|dealt\s+with|handled|discussed|reported(?:\s+on)?)\s+(?:elsewhere|separately|(?:by|in)\s+(?:an?\s+)?(?:other|another|separate|different|later)\s+reports?)$`)
+
+// splitCoveredElsewhere splits a sentence whose last clause says that
+// another report covers what it names (coveredElsewhere) into the
+// sentence without that clause ("" when the clause is the whole
+// sentence) and what it names ("" when there is no such clause).
+func splitCoveredElsewhere(s string) (rest, what string) {
+	body := strings.TrimRight(strings.TrimSpace(s), ".")
+	start := strings.LastIndex(body, ";") + 1
+	m := coveredElsewhere.FindStringSubmatch(strings.TrimSpace(body[start:]))
+	if m == nil {
+		return s, ""
+	}
+	what = strings.TrimSpace(m[1])
+	for _, conj := range []string{"and ", "but ", "while "} {
+		if len(what) > len(conj) && strings.EqualFold(what[:len(conj)], conj) {
+			what = strings.TrimSpace(what[len(conj):])
+		}
+	}
+	for _, art := range []string{"The ", "A ", "An "} {
+		if strings.HasPrefix(what, art) {
+			what = strings.ToLower(art[:1]) + what[1:] // an article, not a name
+		}
+	}
+	if start == 0 {
+		return "", what
+	}
+	return strings.TrimSpace(body[:start-1]) + ".", what
+}
 
 // markerAt returns where the first marker in s starts and ends, or nil,
 // and whether it narrows a phrase ("other than", "apart from"): such a
@@ -162,6 +196,10 @@ func SplitExclusions(statement string) (asked string, excluded []string) {
 	}
 	var kept []string
 	for _, s := range statementSentences(statement) {
+		if rest, what := splitCoveredElsewhere(s); what != "" {
+			s = rest
+			excluded = append(excluded, what)
+		}
 		for {
 			loc, phrase := markerAt(s)
 			if loc == nil {
