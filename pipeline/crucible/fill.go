@@ -3,11 +3,13 @@ package crucible
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/analysis"
 	"github.com/crucible-portal/crucible/pipeline/prompts"
 )
 
@@ -40,8 +42,9 @@ type fillSentence struct {
 // fill fills the room the assembled sentences leave within the length
 // limit (the rule FillReport). The sentences of the request's best BM25
 // passages that speak of its subject (as an assembled sentence must, see
-// onTopic), ranked by the share of the request's terms they hold (as the
-// lead baseline ranks them), give one nugget each, drawn from the
+// onTopic), ranked by the share of the request's terms they hold, each
+// term weighed by its inverse document frequency (queryWeights; the lead
+// baseline counts them alike), give one nugget each, drawn from the
 // sentence alone by the nuggets prompt; the sentence extracted for that
 // nugget from the sentence's passage (and, when verifying, checked) is
 // offered to the report under assembly's rules (pipeline.Extend). The
@@ -182,6 +185,14 @@ func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence, 
 	if len(query) == 0 {
 		return nil, nil
 	}
+	weight, err := r.queryWeights(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	var total float64
+	for _, t := range query {
+		total += weight(t)
+	}
 	seen := map[string]bool{}
 	for _, s := range sentences {
 		seen[r.e.SentenceKey(s.Text)] = true
@@ -209,17 +220,41 @@ func (r *run) fillSentences(ctx context.Context, sentences []pipeline.Sentence, 
 				continue
 			}
 			seen[k] = true
-			held := 0
+			held := 0.0
 			for _, t := range r.termSet(text) {
 				if query.Has(t) {
-					held++
+					held += weight(t)
 				}
 			}
-			out = append(out, fillSentence{text: text, hit: h, cit: cit, share: float64(held) / float64(len(query))})
+			out = append(out, fillSentence{text: text, hit: h, cit: cit, share: held / total})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].share > out[j].share })
 	return out[:min(len(out), fillTries)], nil
+}
+
+// queryWeights returns the weight of each of the query's terms in the
+// fill's ranking of sentences: its inverse document frequency over the
+// collection's passages (BM25's), so that a sentence holding the rare
+// words of a request ("franking" of one on the franking privilege) goes
+// before one holding more of its common words ("Congress", "Department",
+// "Treasury"). Every term weighs 1 for an engine that gives no
+// collection statistics.
+func (r *run) queryWeights(ctx context.Context, query analysis.Set) (func(string) float64, error) {
+	if r.e.DocFreq == nil {
+		return func(string) float64 { return 1 }, nil
+	}
+	units, df, err := r.e.DocFreq(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return func(t string) float64 { return idf(units, df[t]) }, nil
+}
+
+// idf is BM25's inverse document frequency of a term held by df of n
+// units: log(1 + (n - df + 0.5) / (df + 0.5)).
+func idf(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
 // fillOne draws a nugget from one sentence (a claim nugget when the

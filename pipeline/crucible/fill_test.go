@@ -2,6 +2,7 @@ package crucible
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -323,5 +324,42 @@ func TestFillCompetesInTheChoice(t *testing.T) {
 		if strings.HasPrefix(s.NuggetID, FillNuggetPrefix) {
 			t.Errorf("fill sentence %+v after assembly, without room for it", s)
 		}
+	}
+}
+
+// TestFillSentencesWeighRareWords: the fill tries first the sentences
+// that hold the request's rare words, weighed by their inverse document
+// frequency, not those that hold the most of its words: the sentence on
+// the signing of the treaty of Ghent (rare words) goes before the one
+// that holds "treaty", "signed" and "ratified" (common ones). Counted
+// alike (no collection statistics), the second goes first; a failing
+// count fails the fill.
+func TestFillSentencesWeighRareWords(t *testing.T) {
+	c := passageCorpus{newCorpus([]string{
+		"The treaty was signed and ratified in time.",
+		"Ghent saw the end of the war.",
+	})}
+	req := pipeline.Request{ID: "r9", Title: "Ghent", ProblemStatement: "When was the treaty of Ghent signed and ratified?", Limit: 1000}
+	e := &Engine{Searcher: c, Terms: words, SentenceKey: func(s string) string { return strings.Join(words(s), " ") }}
+	r := &run{e: e, req: req}
+	tries, err := r.fillSentences(t.Context(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tries) != 2 || !strings.HasPrefix(tries[0].text, "The treaty was signed") {
+		t.Fatalf("fill sentences %+v without statistics: want the one with more of the request's words first", tries)
+	}
+	e.DocFreq = fakeDocFreq(map[string]int{"ghent": 2, "treaty": 300, "signed": 250, "ratified": 200, "when": 900, "was": 900, "the": 950, "of": 950, "and": 950})
+	tries, err = r.fillSentences(t.Context(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tries) != 2 || !strings.HasPrefix(tries[0].text, "Ghent saw") {
+		t.Errorf("fill sentences %+v: want the one with the rare word first", tries)
+	}
+	boom := errors.New("boom")
+	e.DocFreq = func(context.Context, []string) (int, map[string]int, error) { return 0, nil, boom }
+	if _, err := r.fillSentences(t.Context(), nil, nil); !errors.Is(err, boom) {
+		t.Errorf("fillSentences with a failing count: err = %v, want %v", err, boom)
 	}
 }
