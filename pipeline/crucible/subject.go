@@ -311,6 +311,9 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	if err := s.commonPhrases(ctx, common, pairCount, len(best), units, pairFreq); err != nil {
 		return nil, err
 	}
+	if err := s.specificAskedPairs(ctx, units, pairFreq); err != nil {
+		return nil, err
+	}
 	for _, t := range cands {
 		if units == 0 || len(best) == 0 {
 			continue
@@ -399,6 +402,34 @@ func (s *subject) commonPhrases(ctx context.Context, pairs [][2]string, pairCoun
 		lift := float64(pairCount[p]) / float64(best) / math.Max(share, 1/float64(units))
 		if share <= anchorMaxShare && lift >= anchorMinLift {
 			s.phrases[p] = true
+		}
+	}
+	return nil
+}
+
+// specificAskedPairs keeps of the pairs the request asks (askedPairs)
+// those whose two words at most anchorMaxShare of the collection's
+// passages hold together: only they say that a text speaks of what is
+// asked, whatever it names that the request leaves out. "United States"
+// (both words in more than a quarter of the demo corpus's passages) says
+// nothing of the sort, and let a sentence on the Koszta affair into a
+// report on relations with Austria that says the affair is covered
+// elsewhere. Without collection statistics every pair is kept.
+func (s *subject) specificAskedPairs(ctx context.Context, units int, pairFreq PairFreq) error {
+	if pairFreq == nil || units == 0 || len(s.askedPairs) == 0 || len(s.leftOut) == 0 && len(s.leftOutPairs) == 0 {
+		return nil
+	}
+	pairs := make([][2]string, 0, len(s.askedPairs))
+	for p := range s.askedPairs {
+		pairs = append(pairs, p)
+	}
+	both, err := pairFreq(ctx, pairs)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		if float64(both[p])/float64(units) > anchorMaxShare {
+			delete(s.askedPairs, p)
 		}
 	}
 	return nil

@@ -661,3 +661,55 @@ func TestCommonPhrases(t *testing.T) {
 		t.Errorf("newSubject with a failing pair count: err = %v, want %v", err, boom)
 	}
 }
+
+// TestSubjectCommonAskedPairsLetNothingThrough: a pair the request asks
+// lets a text through that names what it leaves out only when few
+// passages hold both its words (sotu31-03: "United States" let a
+// sentence on the Koszta affair, which the request says is covered
+// elsewhere, into a report on relations with Austria). Without pair
+// counts every asked pair does, as before.
+func TestSubjectCommonAskedPairsLetNothingThrough(t *testing.T) {
+	req := pipeline.Request{
+		Title:            "Relations with Austria",
+		ProblemStatement: "Describe the consul of the United States at Vienna. The Koszta affair is covered elsewhere.",
+	}
+	best := repeat("the consul at vienna and austria", 20)
+	df := fakeDocFreq(map[string]int{"austria": 5, "vienna": 5, "consul": 8, "united": 400, "states": 500, "koszta": 2})
+	both := map[[2]string]int{{"united", "states"}: 350, {"consul", "united"}: 6}
+	pf := func(_ context.Context, pairs [][2]string) (map[[2]string]int, error) {
+		out := map[[2]string]int{}
+		for _, p := range pairs {
+			out[p] = both[p]
+		}
+		return out, nil
+	}
+	s, err := newSubject(context.Background(), req, best, words, df, pf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"Koszta was seized though he meant to become a citizen of the United States.", true},
+		{"The consul of the United States protected Koszta.", false}, // "consul united": few passages hold both
+		{"The consul at Vienna was received.", false},
+	} {
+		if got := s.leavesOut(tt.text); got != tt.want {
+			t.Errorf("leavesOut(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+	s, err = newSubject(context.Background(), req, best, words, df, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.leavesOut("Koszta was seized though he meant to become a citizen of the United States.") {
+		t.Error("without pair counts, the asked pair \"united states\" no longer lets the text through")
+	}
+	boom := errors.New("boom")
+	if _, err := newSubject(context.Background(), req, best, words, df, func(context.Context, [][2]string) (map[[2]string]int, error) {
+		return nil, boom
+	}); !errors.Is(err, boom) {
+		t.Errorf("newSubject with a failing pair count: err = %v, want %v", err, boom)
+	}
+}
