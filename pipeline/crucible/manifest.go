@@ -44,8 +44,14 @@ import (
 // on the 55 used sets (choiceWeights). v18 (session 33): a pair of
 // common words the request writes together is a phrase of its subject
 // when few passages hold both and its best passages write it
-// (subject.commonPhrases: "public works").
-const Version = "crucible-pipeline-v18"
+// (subject.commonPhrases: "public works"). v19 (session 34): the fill
+// tries first the sentences holding the request's rare words (its terms
+// weighed by inverse document frequency, run.queryWeights), and a pair
+// the request asks lets a text naming what it leaves out through only
+// when few passages hold both its words (subject.specificAskedPairs: not
+// "United States"); a request that says another report covers something
+// leaves it out (pipeline.SplitExclusions).
+const Version = "crucible-pipeline-v19"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -582,7 +582,7 @@ func headingOf(ask string) string {
 				cut = short
 			}
 		}
-		words = cut
+		words = completeCut(words, cut)
 	}
 	if len(words) < n {
 		words = trimCut(words) // what was cut leaves no dangling word
@@ -747,6 +747,98 @@ func cutHeading(words []string) []string {
 	}
 	return words[:pipeline.MaxFacetHeadingWords]
 }
+
+// completeCut returns a cut heading (cut, of the ask's words) or, when
+// the cut left a phrase or clause unfinished (cutUnfinished), the ask in
+// headline style if that fits (dropInnerArticles: "How Andrew Johnson
+// and Grant judged tenure-of-office laws"), else the cut backed off to an
+// earlier cut point of three words or more that finishes what it says
+// ("Laboratory Congress had provided and the bureau Taft" → "Laboratory
+// Congress had provided"); a clause opened by "how" whose object is
+// what it asks about gives way to the object's heading ("How
+// Harrison and McKinley described the inferiority of the merchant
+// marine" → "Inferiority of the merchant marine"); the cut itself when
+// none works.
+func completeCut(words, cut []string) []string {
+	if len(cut) >= len(words) || !cutUnfinished(words, len(cut)) {
+		return cut
+	}
+	if short := dropInnerArticles(words); len(short) <= pipeline.MaxFacetHeadingWords {
+		return short
+	}
+	// "How Harrison and McKinley described the inferiority of the merchant
+	// marine": what they described is the heading.
+	if plainWord(words[0]) == "how" {
+		for v := 2; v < min(len(words)-1, 7); v++ {
+			w := plainWord(words[v])
+			if (looksFinite(w) || clauseVerbs[w]) && articles[plainWord(words[v+1])] {
+				if obj := headingOf(strings.Join(words[v+1:], " ")); obj != "" {
+					return strings.Fields(obj)
+				}
+				break
+			}
+		}
+	}
+	for p := len(cut) - 1; p >= 3; p-- {
+		if !cutWords[plainWord(words[p])] && !strings.HasSuffix(words[p-1], ",") {
+			continue
+		}
+		if back := trimCut(words[:p]); len(back) >= 3 && !weakConjunct(back) && !cutUnfinished(words, len(back)) {
+			return back
+		}
+	}
+	return cut
+}
+
+// cutUnfinished reports whether the first n of an ask's words leave what
+// they say unfinished: a noun cut from its "of" (needsOf: "the
+// inferiority" of the merchant marine, "the killing" of Austrian
+// subjects); a clause opened by
+// "how", "why", "when", "where" or "whether" cut after its verb, before
+// the object ("How Andrew Johnson and Grant judged" the laws); a name
+// cut from the verb that follows it ("the bureau Taft" proposed, "no
+// American President" could do); a noun cut from the relative clause
+// that says which ("the person" who led it).
+func cutUnfinished(words []string, n int) bool {
+	if n <= 0 || n >= len(words) {
+		return false
+	}
+	last, next := words[n-1], plainWord(words[n])
+	lastPlain := plainWord(last)
+	lower := last == strings.ToLower(last)
+	switch {
+	case next == "of" && lower && needsOf(lastPlain):
+		return true
+	case articles[next] && (looksFinite(lastPlain) || clauseVerbs[lastPlain]) && openClauseWords[plainWord(words[0])]:
+		return true
+	case capitalised(last) && (looksFinite(next) || verbsWanting[next]) && !strings.ContainsAny(last, ",;:"):
+		return true
+	case (next == "who" || next == "whom") && lower && n >= 2 && articles[plainWord(words[n-2])]:
+		return true
+	}
+	return false
+}
+
+// needsOf reports whether a noun says little without its "of" phrase:
+// the relational nouns, "view", and nouns of an act or a change
+// ("killing", "growth"); "programs" of the New Deal, "costs" of the
+// elderly, "publicity" of corporate affairs stand alone.
+func needsOf(w string) bool {
+	if relationalNouns[w] || w == "view" || w == "views" {
+		return true
+	}
+	for _, suffix := range []string{"ness", "ing", "th"} {
+		if strings.HasSuffix(w, suffix) && len(w) > len(suffix)+2 {
+			return true
+		}
+	}
+	return false
+}
+
+// openClauseWords open a heading that is a clause whose verb wants an
+// object ("How Grant judged the laws"); "what" and "which" are the
+// object themselves.
+var openClauseWords = setOf(strings.Fields("how why when where whether"))
 
 // trimCut drops what a cut heading leaves hanging at its end: a relative
 // clause that lost its verb ("Date of the act under which the Board" →

@@ -193,6 +193,17 @@ func TestHeadingCutLeavesNothingHanging(t *testing.T) {
 		{"the bureau it created and the union of the republics that followed it", "Bureau it created"},
 		{"the place of the United States among the treaty powers of the Pacific", "Place of the United States"},
 		{"the fall of the President of Haiti that Cleveland reported in 1888", "Fall of the President of Haiti"},
+		// A cut that leaves a clause or a phrase unfinished is written in
+		// headline style when that fits, else backed off to an earlier cut
+		// point; a "how" clause gives way to its object.
+		{"How Andrew Johnson and Grant judged the tenure-of-office laws", "How Andrew Johnson and Grant judged tenure-of-office laws"},
+		{"The laboratory Congress had provided and the bureau Taft proposed", "Laboratory Congress had provided and bureau Taft proposed"},
+		{"The enlargement Adams urged in 1798 and his view of the Navy in 1800", "Enlargement Adams urged in 1798"},
+		{"The numbers of late bills and stopgap measures Presidents cited", "Numbers of late bills"},
+		{"How the Presidents described the danger they posed compared with the threats of the Cold War", "Danger they posed compared with the threats"},
+		// Complete cuts stay.
+		{"The new department and bureau created to secure publicity of corporate affairs and the money voted", "New department and bureau created to secure publicity"},
+		{"Whether the United States joined the new international organization and limited its arms after the war", "Whether the United States joined"},
 	}
 	for _, tt := range tests {
 		if got := headingOf(tt.ask); got != tt.want {
