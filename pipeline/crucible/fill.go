@@ -272,14 +272,18 @@ func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nug
 	if err != nil {
 		return nil, nil, err
 	}
-	qa := r.claimNugget(d, s.text)
-	if ok && len(out.Nuggets) > 0 {
+	claim := r.claimNugget(d, s.text)
+	qa, drawn := claim, ok && len(out.Nuggets) > 0
+	if drawn {
 		qa = out.Nuggets[0]
 	}
-	n := &pipeline.Nugget{
-		ID: fmt.Sprintf("%s%d", FillNuggetPrefix, i+1), Question: qa.Question, Answer: qa.Answer,
-		Sources: []string{d.ID}, Popularity: 1,
+	nugget := func(qa prompts.QA) *pipeline.Nugget {
+		return &pipeline.Nugget{
+			ID: fmt.Sprintf("%s%d", FillNuggetPrefix, i+1), Question: qa.Question, Answer: qa.Answer,
+			Sources: []string{d.ID}, Popularity: 1,
+		}
 	}
+	n := nugget(qa)
 	ps, err := r.passagesOf(ctx, s.hit.DocID)
 	if err != nil {
 		return n, nil, err
@@ -287,9 +291,28 @@ func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nug
 	if s.hit.Ordinal < 0 || s.hit.Ordinal >= len(ps) {
 		return n, nil, nil
 	}
-	c, err := r.extract(ctx, *n, scanTarget{p: &ps[s.hit.Ordinal], title: d.Title})
-	if err != nil || c == nil {
+	target := scanTarget{p: &ps[s.hit.Ordinal], title: d.Title}
+	c, err := r.extract(ctx, *n, target)
+	if err != nil {
 		return n, nil, err
+	}
+	if drawn && (c == nil || !r.fillOnTopic(*c)) {
+		// The nugget drawn asked for a detail whose sentence the passage
+		// does not give, or gives cut to a clause that no longer speaks of
+		// the subject ("to restore the former rate of postage ... to 5
+		// cents" of a sentence on the franking privilege): the sentence
+		// tried, which does, is asked for as a claim instead.
+		cn := nugget(claim)
+		cc, err := r.extract(ctx, *cn, target)
+		if err != nil {
+			return n, nil, err
+		}
+		if cc != nil && r.fillOnTopic(*cc) {
+			n, c = cn, cc
+		}
+	}
+	if c == nil {
+		return n, nil, nil
 	}
 	if r.s.Verify {
 		if err := r.check(ctx, c, *n); err != nil {

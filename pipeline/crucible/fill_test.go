@@ -363,3 +363,36 @@ func TestFillSentencesWeighRareWords(t *testing.T) {
 		t.Errorf("fillSentences with a failing count: err = %v, want %v", err, boom)
 	}
 }
+
+// TestFillReportFallsBackToTheClaim: the nugget drawn from a fill
+// sentence asks for a detail the passage does not state, so no sentence
+// is extracted for it; the sentence tried, which speaks of the subject,
+// is asked for as a claim instead and fills the room under the claim
+// nugget.
+func TestFillReportFallsBackToTheClaim(t *testing.T) {
+	m := passageNuggets{&scripted{nuggets: ghentDocNuggets, calls: map[pipeline.Task]int{},
+		facets: []pipeline.Facet{{Heading: "Signature", Description: "when the treaty was signed"}, {Heading: "Ratification", Description: "when the Senate ratified the treaty"}}},
+		map[string][]prompts.QA{ratification: {{Question: "How many senators voted for the Treaty of Ghent?", Answer: "thirty-five senators"}}}}
+	rep, rec := facetRun(t, pipeline.Heuristics{FillReport: true}, m, pipeline.DefaultSettings())
+	var claim *pipeline.Nugget
+	for i, n := range rep.Nuggets {
+		if strings.HasPrefix(n.ID, FillNuggetPrefix) && n.Answer == ratification {
+			claim = &rep.Nuggets[i]
+		}
+	}
+	if claim == nil {
+		t.Fatalf("no claim nugget kept in place of the drawn one; nuggets %+v, sentences %+v", rep.Nuggets, rep.Sentences)
+	}
+	filled := false
+	for _, s := range rep.Sentences {
+		filled = filled || s.NuggetID == claim.ID && s.Citation.DocID == "d2"
+	}
+	if !filled {
+		t.Errorf("the claim nugget's sentence is not in the report: %+v", rep.Sentences)
+	}
+	for _, n := range rec.nuggets {
+		if n.Answer == "thirty-five senators" {
+			t.Errorf("the drawn nugget %+v, which found no sentence, was banked in place of the claim", n)
+		}
+	}
+}

@@ -46,7 +46,9 @@ import (
 // when few passages hold both and its best passages write it
 // (subject.commonPhrases: "public works"). v19 (session 34): the fill
 // tries first the sentences holding the request's rare words (its terms
-// weighed by inverse document frequency, run.queryWeights), and a pair
+// weighed by inverse document frequency, run.queryWeights) and asks for
+// the sentence tried as a claim when the nugget drawn from it finds no
+// sentence on the subject (run.fillOne), and a pair
 // the request asks lets a text naming what it leaves out through only
 // when few passages hold both its words (subject.specificAskedPairs: not
 // "United States"); a request that says another report covers something
