@@ -396,6 +396,14 @@ var goldSets = []goldSet{
 	// after against the lead baseline's 13, and 0.764 → 0.773 on topic
 	// against 0.626 (testdata/eval/README.md).
 	{"sotu65 (held out)", "sotu65-requests.jsonl", "sotu65-nuggets.jsonl", "sotu65-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu67 (war and defense) and sotu68 (the Presidency and the
+	// machinery of government): their blind first runs (session 34,
+	// offline-v55/crucible-pipeline-v18 and offline-v56/v19) gave the
+	// engine 27 → 29 and 20 → 20 facts against the lead baseline's 18
+	// and 9, and 0.716 → 0.734 and 0.730 → 0.734 on topic against 0.644
+	// and 0.499 (testdata/eval/README.md).
+	{"sotu67 (held out)", "sotu67-requests.jsonl", "sotu67-nuggets.jsonl", "sotu67-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	{"sotu68 (held out)", "sotu68-requests.jsonl", "sotu68-nuggets.jsonl", "sotu68-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
