@@ -754,17 +754,25 @@ func cutHeading(words []string) []string {
 // and Grant judged tenure-of-office laws"), else the cut backed off to an
 // earlier cut point of three words or more that finishes what it says
 // ("Laboratory Congress had provided and the bureau Taft" → "Laboratory
-// Congress had provided"); a clause opened by "how" whose object is
+// Congress had provided"; an infinitive cut from its preposition is
+// only written in headline style, see infinitiveCut); a clause opened by "how" whose object is
 // what it asks about gives way to the object's heading ("How
 // Harrison and McKinley described the inferiority of the merchant
 // marine" → "Inferiority of the merchant marine"); the cut itself when
 // none works.
 func completeCut(words, cut []string) []string {
-	if len(cut) >= len(words) || !cutUnfinished(words, len(cut)) {
+	if len(cut) >= len(words) {
+		return cut
+	}
+	unfinished := cutUnfinished(words, len(cut))
+	if !unfinished && !infinitiveCut(words, len(cut)) {
 		return cut
 	}
 	if short := dropInnerArticles(words); len(short) <= pipeline.MaxFacetHeadingWords {
 		return short
+	}
+	if !unfinished {
+		return cut // an infinitive without its preposition still says what it asks
 	}
 	// "How Harrison and McKinley described the inferiority of the merchant
 	// marine": what they described is the heading.
@@ -833,6 +841,20 @@ func needsOf(w string) bool {
 		}
 	}
 	return false
+}
+
+// infinitiveCut reports whether the first n of an ask's words end on an
+// infinitive cut from its preposition ("the sums appropriated from the
+// Treasury to pay" for the service): the ask in headline style is better
+// when it fits ("Sums appropriated from Treasury to pay for service"),
+// but the cut says what it asks well enough to stand when it does not
+// ("What he asked Congress to do" about anarchistic speech).
+func infinitiveCut(words []string, n int) bool {
+	if n < 3 || n >= len(words) {
+		return false
+	}
+	last := words[n-1]
+	return plainWord(words[n-2]) == "to" && last == strings.ToLower(last) && headingPreps[plainWord(words[n])] && !headingPreps[plainWord(last)]
 }
 
 // openClauseWords open a heading that is a clause whose verb wants an

@@ -201,7 +201,9 @@ func TestHeadingCutLeavesNothingHanging(t *testing.T) {
 		{"The enlargement Adams urged in 1798 and his view of the Navy in 1800", "Enlargement Adams urged in 1798"},
 		{"The numbers of late bills and stopgap measures Presidents cited", "Numbers of late bills"},
 		{"How the Presidents described the danger they posed compared with the threats of the Cold War", "Danger they posed compared with the threats"},
+		{"the sums appropriated from the Treasury to pay for the service", "Sums appropriated from Treasury to pay for service"},
 		// Complete cuts stay.
+		{"What he asked Congress to do about anarchistic speech and the immigration of anarchists", "What he asked Congress to do"},
 		{"The new department and bureau created to secure publicity of corporate affairs and the money voted", "New department and bureau created to secure publicity"},
 		{"Whether the United States joined the new international organization and limited its arms after the war", "Whether the United States joined"},
 	}
