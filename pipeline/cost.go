@@ -85,8 +85,9 @@ type CostInput struct {
 	// nuggets read first), the two verification checks, the facets.
 	ExtractPromptChars, SupportPromptChars, CoveragePromptChars, FacetsPromptChars int
 	// FillTries is how many sentences the rule FillReport may try (a
-	// nugget and an extraction each, and the checks when verifying); 0
-	// without the rule.
+	// nugget and an extraction each, a second extraction at most when the
+	// first finds nothing on the subject, and the checks when verifying);
+	// 0 without the rule.
 	FillTries int
 }
 
@@ -236,6 +237,9 @@ func EstimateCost(in CostInput) CostEstimate {
 			per += 2
 		}
 		asm.Calls += per * in.FillTries
+		// A sentence whose drawn nugget finds nothing on the subject is
+		// asked for as a claim: one more extraction, at most.
+		asm.MaxCalls = asm.Calls + in.FillTries
 		asm.PromptTokens += in.FillTries * 2 * tokens(in.ExtractPromptChars)
 		asm.CompletionTokens += in.FillTries * tokens(ExtractAnswerChars)
 		asm.Basis += "; the fill's nuggets and extractions, when the report leaves room"

@@ -48,6 +48,13 @@ func TestEstimateCost(t *testing.T) {
 	if tot := got.Total(); tot.PromptTokens != 0 || tot.CompletionTokens != 0 {
 		t.Errorf("the offline engine's estimate spends tokens: %+v", tot)
 	}
+	// The fill: a nugget, an extraction and two checks per sentence
+	// tried, and at most one more extraction for the claim.
+	in.FillTries = 24
+	if asm, _ := EstimateCost(in).Stage("assemble"); asm.Calls != 1+4*24 || asm.MaxCalls != 1+4*24+24 {
+		t.Errorf("assemble with the fill %+v", asm)
+	}
+	in.FillTries = 0
 	in.Settings.Reranker = "pointwise"
 	in.Rerank = CallSizes{Calls: 100}
 	if st, ok := EstimateCost(in).Stage("rerank"); !ok || st.Calls != 100 {
