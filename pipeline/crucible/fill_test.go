@@ -159,14 +159,17 @@ func TestExtendKeepsAssemblyRules(t *testing.T) {
 	}
 }
 
-// TestFillReportClaimNugget: a sentence the nuggets prompt draws nothing
-// from gets a claim nugget — what its document says on the facet it
-// speaks of, answered by the sentence — and still fills the room.
-func TestFillReportClaimNugget(t *testing.T) {
+// claimFillRun runs a report with the fill on over the Ghent corpus,
+// faceted into the signature and the ratification, the nuggets prompt
+// drawing what drawn gives for each sentence; it checks that the report
+// keeps the fill's claim nugget on the ratification sentence and that
+// sentence, and returns the report, what was saved and the claim.
+func claimFillRun(t *testing.T, drawn map[string][]prompts.QA) (pipeline.Report, *recorder, *pipeline.Nugget) {
+	t.Helper()
 	m := passageNuggets{&scripted{nuggets: ghentDocNuggets, calls: map[pipeline.Task]int{},
 		facets: []pipeline.Facet{{Heading: "Signature", Description: "when the treaty was signed"}, {Heading: "Ratification", Description: "when the Senate ratified the treaty"}}},
-		map[string][]prompts.QA{}}
-	rep, _ := facetRun(t, pipeline.Heuristics{FillReport: true}, m, pipeline.DefaultSettings())
+		drawn}
+	rep, rec := facetRun(t, pipeline.Heuristics{FillReport: true}, m, pipeline.DefaultSettings())
 	var claim *pipeline.Nugget
 	for i, n := range rep.Nuggets {
 		if strings.HasPrefix(n.ID, FillNuggetPrefix) && n.Answer == ratification {
@@ -174,10 +177,7 @@ func TestFillReportClaimNugget(t *testing.T) {
 		}
 	}
 	if claim == nil {
-		t.Fatalf("no fill nugget kept; nuggets %+v, sentences %+v", rep.Nuggets, rep.Sentences)
-	}
-	if !strings.HasSuffix(claim.Question, "say on “Ratification”?") {
-		t.Errorf("claim nugget %q — %q: want a question on the Ratification facet answered by the sentence", claim.Question, claim.Answer)
+		t.Fatalf("no claim nugget kept; nuggets %+v, sentences %+v", rep.Nuggets, rep.Sentences)
 	}
 	filled := false
 	for _, s := range rep.Sentences {
@@ -185,6 +185,17 @@ func TestFillReportClaimNugget(t *testing.T) {
 	}
 	if !filled {
 		t.Errorf("the claim nugget's sentence is not in the report: %+v", rep.Sentences)
+	}
+	return rep, rec, claim
+}
+
+// TestFillReportClaimNugget: a sentence the nuggets prompt draws nothing
+// from gets a claim nugget — what its document says on the facet it
+// speaks of, answered by the sentence — and still fills the room.
+func TestFillReportClaimNugget(t *testing.T) {
+	_, _, claim := claimFillRun(t, map[string][]prompts.QA{})
+	if !strings.HasSuffix(claim.Question, "say on “Ratification”?") {
+		t.Errorf("claim nugget %q — %q: want a question on the Ratification facet answered by the sentence", claim.Question, claim.Answer)
 	}
 }
 
@@ -370,26 +381,7 @@ func TestFillSentencesWeighRareWords(t *testing.T) {
 // is asked for as a claim instead and fills the room under the claim
 // nugget.
 func TestFillReportFallsBackToTheClaim(t *testing.T) {
-	m := passageNuggets{&scripted{nuggets: ghentDocNuggets, calls: map[pipeline.Task]int{},
-		facets: []pipeline.Facet{{Heading: "Signature", Description: "when the treaty was signed"}, {Heading: "Ratification", Description: "when the Senate ratified the treaty"}}},
-		map[string][]prompts.QA{ratification: {{Question: "How many senators voted for the Treaty of Ghent?", Answer: "thirty-five senators"}}}}
-	rep, rec := facetRun(t, pipeline.Heuristics{FillReport: true}, m, pipeline.DefaultSettings())
-	var claim *pipeline.Nugget
-	for i, n := range rep.Nuggets {
-		if strings.HasPrefix(n.ID, FillNuggetPrefix) && n.Answer == ratification {
-			claim = &rep.Nuggets[i]
-		}
-	}
-	if claim == nil {
-		t.Fatalf("no claim nugget kept in place of the drawn one; nuggets %+v, sentences %+v", rep.Nuggets, rep.Sentences)
-	}
-	filled := false
-	for _, s := range rep.Sentences {
-		filled = filled || s.NuggetID == claim.ID && s.Citation.DocID == "d2"
-	}
-	if !filled {
-		t.Errorf("the claim nugget's sentence is not in the report: %+v", rep.Sentences)
-	}
+	_, rec, _ := claimFillRun(t, map[string][]prompts.QA{ratification: {{Question: "How many senators voted for the Treaty of Ghent?", Answer: "thirty-five senators"}}})
 	for _, n := range rec.nuggets {
 		if n.Answer == "thirty-five senators" {
 			t.Errorf("the drawn nugget %+v, which found no sentence, was banked in place of the claim", n)

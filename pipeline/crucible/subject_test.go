@@ -26,6 +26,18 @@ func fakeDocFreq(df map[string]int) DocFreq {
 	}
 }
 
+// fakePairFreq counts the passages holding both words of each listed
+// pair as given; none hold both words of any other pair.
+func fakePairFreq(both map[[2]string]int) PairFreq {
+	return func(_ context.Context, pairs [][2]string) (map[[2]string]int, error) {
+		out := map[[2]string]int{}
+		for _, p := range pairs {
+			out[p] = both[p]
+		}
+		return out, nil
+	}
+}
+
 func repeat(s string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -624,14 +636,7 @@ func TestCommonPhrases(t *testing.T) {
 	best := append(repeat("the public works were planned", 40), repeat("the united states budget grew", 40)...)
 	best = append(best, repeat("other things happened", 20)...)
 	df := fakeDocFreq(map[string]int{"public": 300, "works": 200, "united": 400, "states": 500, "budget": 150, "planned": 120})
-	both := map[[2]string]int{{"public", "works"}: 30, {"united", "states"}: 350}
-	pf := func(_ context.Context, pairs [][2]string) (map[[2]string]int, error) {
-		out := map[[2]string]int{}
-		for _, p := range pairs {
-			out[p] = both[p]
-		}
-		return out, nil
-	}
+	pf := fakePairFreq(map[[2]string]int{{"public", "works"}: 30, {"united", "states"}: 350})
 	s, err := newSubject(context.Background(), req, best, words, df, pf)
 	if err != nil {
 		t.Fatal(err)
@@ -675,14 +680,7 @@ func TestSubjectCommonAskedPairsLetNothingThrough(t *testing.T) {
 	}
 	best := repeat("the consul at vienna and austria", 20)
 	df := fakeDocFreq(map[string]int{"austria": 5, "vienna": 5, "consul": 8, "united": 400, "states": 500, "koszta": 2})
-	both := map[[2]string]int{{"united", "states"}: 350, {"consul", "united"}: 6}
-	pf := func(_ context.Context, pairs [][2]string) (map[[2]string]int, error) {
-		out := map[[2]string]int{}
-		for _, p := range pairs {
-			out[p] = both[p]
-		}
-		return out, nil
-	}
+	pf := fakePairFreq(map[[2]string]int{{"united", "states"}: 350, {"consul", "united"}: 6})
 	s, err := newSubject(context.Background(), req, best, words, df, pf)
 	if err != nil {
 		t.Fatal(err)
