@@ -38,13 +38,23 @@ var mayExclude = regexp.MustCompile(`(?i)\baside\b|\bexcluding\b|\bnot\b|\bdon't
 // "The tariff is treated in another report." Group 1 is what it names.
 var coveredElsewhere = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|will\s+be)\s+(?:covered|treated|dealt\s+with|handled|discussed|reported(?:\s+on)?)\s+(?:elsewhere|separately|(?:by|in)\s+(?:an?\s+)?(?:other|another|separate|different|later)\s+reports?)$`)
 
-// splitCoveredElsewhere splits a sentence whose last clause says that
+// splitCoveredElsewhere splits a sentence whose last clause (after a
+// semicolon, or a comma and "but", "while", "since" ...) says that
 // another report covers what it names (coveredElsewhere) into the
 // sentence without that clause ("" when the clause is the whole
 // sentence) and what it names ("" when there is no such clause).
 func splitCoveredElsewhere(s string) (rest, what string) {
 	body := strings.TrimRight(strings.TrimSpace(s), ".")
-	start := strings.LastIndex(body, ";") + 1
+	// The clause starts after the last semicolon, or after a comma and a
+	// conjunction that opens a clause of its own ("Give the dates, but
+	// the Koszta affair is covered elsewhere").
+	cut, start := -1, 0
+	lower := strings.ToLower(body)
+	for _, sep := range []string{";", ", but ", ", while ", ", though ", ", although ", ", since ", ", as "} {
+		if i := strings.LastIndex(lower, sep); i >= 0 && i+len(sep) > start {
+			cut, start = i, i+len(sep)
+		}
+	}
 	m := coveredElsewhere.FindStringSubmatch(strings.TrimSpace(body[start:]))
 	if m == nil {
 		return s, ""
@@ -60,10 +70,10 @@ func splitCoveredElsewhere(s string) (rest, what string) {
 			what = strings.ToLower(art[:1]) + what[1:] // an article, not a name
 		}
 	}
-	if start == 0 {
+	if cut < 0 {
 		return "", what
 	}
-	return strings.TrimSpace(body[:start-1]) + ".", what
+	return strings.TrimSpace(body[:cut]) + ".", what
 }
 
 // markerAt returns where the first marker in s starts and ends, or nil,
