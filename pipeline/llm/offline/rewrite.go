@@ -196,6 +196,9 @@ func referBack(s string) bool {
 	if thatNounBack(s) {
 		return true // "My America 2000 strategy will help us reach that goal."
 	}
+	if endsOnDemonstrative(s) {
+		return true // "I did not actually hear George Washington say that."
+	}
 	if loc := reInnerBack.FindStringIndex(s); loc != nil && len(reWord.FindAllString(s[:loc[0]], -1)) < innerBackWords {
 		return true
 	}
@@ -209,6 +212,32 @@ func referBack(s string) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// endsOnDemonstrative reports whether a sentence ends on a demonstrative
+// standing alone ("... say that.", "We need more of this."): what it
+// stands for was said before, unless a clause of the sentence itself may
+// say it ("Our first obligation is to the most vulnerable -- infants,
+// poor mothers -- and my proposed budget recognizes this.").
+func endsOnDemonstrative(s string) bool {
+	words := reWord.FindAllString(s, -1)
+	if len(words) < 2 {
+		return false
+	}
+	switch strings.ToLower(words[len(words)-1]) {
+	case "this", "that", "these", "those":
+		rest := strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+		if !strings.HasSuffix(strings.ToLower(rest), strings.ToLower(words[len(words)-1])) {
+			return false
+		}
+		for _, sep := range []string{";", " -- ", "—", ", and ", ", but ", ", so ", " and ", " but "} {
+			if strings.Contains(rest, sep) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -637,11 +666,20 @@ func classify(s string) stance {
 				proposal = true
 			}
 		case normativeWords[l]:
-			normative = true
+			if !instrumentContent(words, i) && !(i == 0 && l == "should") && !mustHaveBeen(words, i) {
+				// Not a law's or a treaty's terms ("The act provides that
+				// the militia shall ..."), nor a condition ("Should the
+				// war be continued, ...").
+				normative = true
+			}
 		case opinionWords[l]:
-			opinion = true
+			if l != "trust" || speakerBefore(words, i) {
+				opinion = true // not the "Tobacco Trust" or "the Medicare Trust Fund"
+			}
 		case reportedWords[l]:
-			reported = true
+			if !claimNoun(words, i) {
+				reported = true
+			}
 		}
 	}
 	switch {
@@ -658,6 +696,91 @@ func classify(s string) stance {
 	}
 	return stanceFact
 }
+
+// speakerBefore reports whether the word at i follows "I" or "we", an
+// adverb or two aside ("I confidently trust").
+func speakerBefore(words []string, i int) bool {
+	for k := i - 1; k >= 0 && k >= i-3; k-- {
+		switch l := strings.ToLower(words[k]); {
+		case l == "i" || l == "we":
+			return true
+		case !strings.HasSuffix(l, "ly") && l != "also" && l != "still" && l != "all":
+			return false
+		}
+	}
+	return false
+}
+
+// claimNoun reports whether "claim", "claims" or "charged" at i names a
+// thing, not what someone asserted: a claim for damages ("the claims of
+// two citizens", "a claims convention"), an officer "charged with" a
+// duty. Asserting takes "that" or "to" after it ("claimed that prices
+// would fall", "claims to be"); the past forms are always verbs.
+func claimNoun(words []string, i int) bool {
+	l := strings.ToLower(words[i])
+	if l != "claim" && l != "claims" && l != "charged" {
+		return false
+	}
+	if i+1 >= len(words) {
+		return true
+	}
+	next := strings.ToLower(words[i+1])
+	return next != "that" && next != "to"
+}
+
+// instrumentWords are the verbs and nouns by which a law, treaty or order
+// states its terms in a that-clause ("provides that", "it was stipulated
+// that", "an act declaring that", "the requirement ... that").
+var instrumentWords = setOf(strings.Fields(`provide provides provided providing stipulate stipulates stipulated
+	stipulating declare declares declared declaring agreed enact enacts enacted ordain ordains ordained
+	decree decrees decreed prescribe prescribes prescribed requirement requirements provision provisions
+	stipulation stipulations`))
+
+// mustHaveBeen reports whether the modal at i infers rather than calls
+// for something: "must have been", "must have passed".
+func mustHaveBeen(words []string, i int) bool {
+	if strings.ToLower(words[i]) != "must" || i+2 >= len(words) || strings.ToLower(words[i+1]) != "have" {
+		return false
+	}
+	next := strings.ToLower(words[i+2])
+	return next == "been" || strings.HasSuffix(next, "ed")
+}
+
+// instrumentFillers may stand between such a verb and its "that" ("declares
+// in substance that").
+var instrumentFillers = setOf(strings.Fields(`in effect substance expressly also further substantially`))
+
+// instrumentContent reports whether the modal at i of a sentence's words
+// ("shall", "should") is in the terms of a law, treaty or order the
+// sentence reports: its nearest "that" before it follows one of
+// instrumentWords ("The act of May 12, 1820 provides that the system of
+// tactics ... shall be extended to the militia"). Such a modal is the
+// instrument's, not the speaker's call; "To provide by amendment that
+// ... shall" and "require that ... should" stay proposals.
+func instrumentContent(words []string, i int) bool {
+	for j := i - 1; j > 0 && i-j <= instrumentReach; j-- {
+		if strings.ToLower(words[j]) != "that" {
+			continue
+		}
+		for k := j - 1; k >= 0 && j-k <= 3; k-- {
+			w := strings.ToLower(words[k])
+			if instrumentWords[w] {
+				return k == 0 || strings.ToLower(words[k-1]) != "to" // "to provide that" proposes
+			}
+			if (proposalWords[w] || w == "proposed" || w == "suggested") && mentionsProposal(words, k) {
+				return true // "It has been proposed that ... should": another's proposal
+			}
+			if !instrumentFillers[w] {
+				return false
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// instrumentReach is how many words before a modal its "that" may be.
+const instrumentReach = 30
 
 // mentionsProposal reports whether the proposal word at i of a
 // sentence's words tells of a proposal made before, not one the sentence
@@ -686,6 +809,10 @@ func mentionsProposal(words []string, i int) bool {
 			return k == 0 || !modalVerbs[strings.ToLower(words[k-1])]
 		}
 		return !presentBe[prev]
+	case strings.HasSuffix(l, "ing"):
+		// "bills proposing to grant ...": what the bills propose.
+		return k >= 0 && words[k] == prev && strings.HasSuffix(prev, "s") && !auxiliaries[prev] &&
+			!pronouns[prev] && !prepositions[prev] && !itAdverb(prev)
 	case thirdPersonProposals[l]:
 		// "The Secretary also recommends that ...", "The Governor of
 		// Hawaii recommends legislation ...": a third person's proposal
@@ -884,6 +1011,9 @@ func innerQuotes(s string) string {
 // something outside that span (its passage's first sentence, or too far
 // back).
 func selfContained(passage string, spans []pipeline.Span, i int) (start, end int, text string, ok bool) {
+	if listItem(passage, spans, i) {
+		return 0, 0, "", false
+	}
 	from := i
 	for {
 		head := dropOpeners(standAlone(strings.Join(strings.Fields(pipeline.DropTranscriptMarks(passage[spans[from].Start:spans[from].End])), " ")))
@@ -913,6 +1043,42 @@ func selfContained(passage string, spans []pipeline.Span, i int) (start, end int
 	}
 	return start, end, text, true
 }
+
+// listItem reports whether sentence i of a passage is an item of a list
+// of phrases, each a sentence of its own ("Third. For the election of
+// Senators ... by the people"; "Fourth. For the limitation to a period of
+// years of the terms of Federal judges."): it opens with a preposition and
+// has no verb, and it is counted ("Fourth.", "3.") or opens with the
+// preposition that opens the sentence before it. Without the lead that
+// says what the items are, it is no statement (after "reported that" it
+// is not even a sentence).
+func listItem(passage string, spans []pipeline.Span, i int) bool {
+	raw := strings.Join(strings.Fields(passage[spans[i].Start:spans[i].End]), " ")
+	s := dropOpeners(standAlone(raw))
+	first := strings.ToLower(reWord.FindString(s))
+	if first == "" || first == "to" || !prepositions[first] || hasVerb(s) {
+		// An infinitive item ("To provide by amendment that ...") quoted
+		// as the speaker's proposal still reads as one; infinitiveFragment
+		// turns away the short ones.
+		return false
+	}
+	if reCounted.MatchString(raw) {
+		return true
+	}
+	for k := i - 1; k >= 0 && k >= i-2; k-- {
+		prev := strings.Join(strings.Fields(passage[spans[k].Start:spans[k].End]), " ")
+		if reCounted.MatchString(prev) && len(reWord.FindAllString(prev, 3)) <= 1 {
+			return true // "Fourth." standing alone before the item
+		}
+		p := dropOpeners(standAlone(prev))
+		return strings.ToLower(reWord.FindString(p)) == first && !hasVerb(p)
+	}
+	return false
+}
+
+// reCounted finds a list counter opening a sentence: "3.", "IV.",
+// "Fourth.", "(b)".
+var reCounted = regexp.MustCompile(`^\(?(\d{1,2}|[IVX]{1,4}|[a-h]|First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth)[.)]`)
 
 // infinitiveFragment reports whether s is an item of a list that lost its
 // lead: an infinitive with no clause of its own ("To extend and strengthen
@@ -967,6 +1133,30 @@ func hasVerb(clause string) bool {
 				i+1 < len(toks) && toks[i+1].lower() == "by" {
 				continue // an adjective, or a participle with its agent ("yielded by them")
 			}
+			return true
+		}
+	}
+	return false
+}
+
+// seriesItem reports whether parts[i] of a sentence split at its
+// semicolons is an item of a series that another part opens with the same
+// preposition ("... will cover a wide field including ...; in rural
+// electrification; in improving existing road systems ...; in the
+// elimination of grade crossings"): a participle in it ("highways designed
+// to handle") is no verb of its own, and it needs the clause that opens the
+// series.
+func seriesItem(parts []string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	first := func(p string) string { return strings.ToLower(reWord.FindString(p)) }
+	w := first(parts[i])
+	if !prepositions[w] {
+		return false
+	}
+	for j, p := range parts {
+		if j != i && first(p) == w {
 			return true
 		}
 	}
@@ -1049,7 +1239,7 @@ func (e *Engine) trimClauses(s string, answer []string, wt *wordTerms) string {
 			}
 			continue
 		}
-		if !hasVerb(parts[first]) {
+		if !hasVerb(parts[first]) || seriesItem(parts, first) {
 			continue
 		}
 		if first == 0 && bi == len(parts)-1 {

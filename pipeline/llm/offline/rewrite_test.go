@@ -99,6 +99,13 @@ func TestRewriteRules(t *testing.T) {
 			wantSentence: "In 1890, Benjamin Harrison reported: “In 1890 I signed the McKinley Tariff that Congress had passed.”",
 		},
 		{
+			name:         "a law's terms are reported, not proposed",
+			nugget:       prompts.QA{Question: "What duty on wool did the tariff act of 1890 provide?", Answer: "49.5 percent"},
+			passage:      "Wool prices rose. The tariff act of 1890 provides that the duty on wool shall be 49.5 percent.",
+			wantSupport:  "The tariff act of 1890 provides that the duty on wool shall be 49.5 percent.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the tariff act of 1890 provides that the duty on wool shall be 49.5 percent.",
+		},
+		{
 			name:   "a sentence that refers back is joined with what it refers to",
 			nugget: tariffNugget,
 			passage: "Wool prices rose. The McKinley Tariff raised duties on imports to 49.5 percent. " +
@@ -187,6 +194,27 @@ func TestRewriteDropsWhatItCannotResolve(t *testing.T) {
 	if out.Found {
 		t.Errorf("a question was used: %q", out.Sentence)
 	}
+	// Nor does an item of a list of phrases, which says nothing without
+	// its lead (Andrew Johnson, 1868).
+	judges := prompts.QA{Question: "What limitation of the terms of Federal judges was proposed?", Answer: "a period of years"}
+	items := "I recommend amendments to the Constitution. Third. For the election of Senators directly by the people. " +
+		"Fourth. For the limitation to a period of years of the terms of Federal judges."
+	out = attributedExtract(t, judges, items)
+	if out.Found {
+		t.Errorf("a list item was used: %q", out.Sentence)
+	}
+	// A sentence that opens with a preposition and has its verb is used,
+	// a verb in the present too, which hasVerb does not know (Polk, 1845).
+	out = attributedExtract(t, judges, "Wool prices rose. For the judges, Congress adopted a limitation to a period of years.")
+	if !out.Found {
+		t.Error("a sentence opened by a preposition was passed over")
+	}
+	lands := prompts.QA{Question: "How many acres of the public lands remain unsold, according to the Land Office?", Answer: "39,105,577"}
+	out = attributedExtract(t, lands, "Of the lands many remain unsold. From the records of the Land Office it appears that of the "+
+		"public lands 39,105,577 acres remain unsold.")
+	if !out.Found {
+		t.Error("a sentence opened by a preposition with a verb in the present was passed over")
+	}
 }
 
 func TestSelfContainedSkipsTranscriptMarks(t *testing.T) {
@@ -251,6 +279,13 @@ func TestReferBack(t *testing.T) {
 		want bool
 	}{
 		{"It was signed on the 30th of April.", true},
+		// A demonstrative standing alone at the end (Reagan, 1982).
+		{"For our friends in the press, let me say: I did not actually hear George Washington say that.", true},
+		{"We need more of this.", true},
+		{"The treaty was signed in 1846 by the envoys of both countries.", false},
+		{"The Secretary reports that.", true},
+		{"The Secretary reports that the debt fell.", false},
+		{"Our first obligation is to the most vulnerable -- infants, poor mothers -- and my budget recognizes this.", false},
 		// A phrase at the start standing for what was said or done before
 		// (George W. Bush, 2004; Theodore Roosevelt, 1906).
 		{"By doing so, we can cut the deficit in half over the next 5 years.", true},
@@ -433,6 +468,37 @@ func TestClassify(t *testing.T) {
 		{"My recommendations on how to control violent crime were submitted to the Congress last June.", stanceProposal},
 		{"The Secretary of the Interior in August last invited my attention to the report.", stanceSpeaker},
 		{"Japan will hold an exposition in which the principal countries of the world are to be invited to take part.", stanceFact},
+		// A law's or a treaty's terms are reported, not proposed (Monroe,
+		// 1823; Pierce, 1854; Theodore Roosevelt, 1908); a condition
+		// opened by "Should" proposes nothing (Polk, 1847).
+		{"The act of May 12, 1820 provides that the system of tactics of the Regular Army shall be extended to the militia.", stanceFact},
+		{"The fifth article of our treaty of 1826 with Denmark provides that there shall not be paid on the vessels of the United States higher duties than those of the most favored nations.", stanceSpeaker},
+		{"Last year an amendment was incorporated in the measure providing for the Secret Service, which provided that there should be no detail from the Secret Service.", stanceFact},
+		{"The act of Congress declares in substance that he shall only accuse such as he supposes to be unworthy.", stanceFact},
+		{"Should the war be continued until June, it is estimated that a further loan of $20,500,000 will be required.", stanceFact},
+		// The speaker's own call stays a proposal, a provision he asks
+		// for too (Grant, 1873; Truman, 1949).
+		{"To provide by amendment that legislation during an extra session shall be confined to the subjects the Executive brings before it.", stanceProposal},
+		{"We should provide that the minimum wage shall be raised.", stanceProposal},
+		{"Our economy requires that the minimum wage fixed by law should be raised to at least 75 cents an hour.", stanceProposal},
+		{"The Congress should pass an act providing that the mails shall be closed to lotteries.", stanceProposal},
+		// Another's proposal and its terms, a rule's terms, an inference
+		// (Hoover, 1929; Taft, 1912; Harrison, 1892).
+		{"It has been proposed that permission should be granted to national banks to engage in branch banking.", stanceFact},
+		{"There are pending before Congress a large number of bills proposing to grant privileges of erecting dams.", stanceFact},
+		{"The requirement that live cattle must be slaughtered at the docks dates from 1879.", stanceFact},
+		{"The loss must have been considerable.", stanceFact},
+		{"We must have a manned space station.", stanceProposal},
+		{"We are proposing a new program.", stanceProposal},
+		// A trust and a claim named as things are no opinion and no
+		// assertion (Taft, 1911; Grant, 1869); asserting them is.
+		{"The court was aided in framing the decree in the Tobacco Trust dissolution by an expert.", stanceFact},
+		{"The commission for adjusting the claims of the company has terminated its labors.", stanceFact},
+		{"Officers charged with the collection of the revenue were appointed.", stanceFact},
+		{"I trust the Congress will act.", stanceOpinion},
+		{"We confidently trust that the treaty will be ratified.", stanceOpinion},
+		{"The company claims that its rights were violated.", stanceReported},
+		{"The company claimed damages of $50,000.", stanceReported},
 	}
 	for _, tt := range tests {
 		if got := classify(tt.s); got != tt.want {
@@ -499,6 +565,12 @@ func TestTrimClauses(t *testing.T) {
 		"the active spirit of enmity to our institutions is abated; whenever there appear works mete for repentance; our " +
 		"country ought to be the first to go to the economic and moral rescue of Russia, and to lend it every help that " +
 		"its people would accept from a friendly nation across the sea."
+	// Franklin D Roosevelt, 1935: items of a series opened by "in", one
+	// with a participle ("designed").
+	works := "The work itself will cover a wide field including clearance of slums; in rural electrification; in improving " +
+		"existing road systems and in constructing national highways designed to handle modern traffic; in the elimination " +
+		"of grade crossings; in the extension and enlargement of the successful work of the Civilian Conservation Corps; and " +
+		"on many other projects which the Nation needs and cannot afford to neglect."
 	tests := []struct {
 		name, text, answer string
 		want               string // "" for the text unchanged
@@ -520,6 +592,10 @@ func TestTrimClauses(t *testing.T) {
 				"peaceful arbitration; the staying of warlike preparations when Haiti and the Dominican Republic were on the verge of " +
 				"hostilities."},
 		{"the last item would take the whole sentence", items, "Honduras", ""},
+		{"an item of a series opened by one preposition takes the clause that opens it", works, "grade crossings",
+			"The work itself will cover a wide field including clearance of slums; in rural electrification; in improving " +
+				"existing road systems and in constructing national highways designed to handle modern traffic; in the elimination " +
+				"of grade crossings."},
 	}
 	for _, tt := range tests {
 		want := tt.want
