@@ -762,16 +762,20 @@ func instrumentContent(words []string, i int) bool {
 		if strings.ToLower(words[j]) != "that" {
 			continue
 		}
-		for k := j - 1; k >= 0 && j-k <= 3; k-- {
+		for k := j - 1; k >= 0 && j-k <= instrumentGap; k-- {
 			w := strings.ToLower(words[k])
+			// Between the verb and its "that": fillers ("declares in
+			// substance that"), or an agent ("it was declared by the
+			// French Government that").
+			between := j-k-1 <= 3 && allFillers(words[k+1:j]) || k+2 < j && strings.EqualFold(words[k+1], "by")
+			if !between {
+				continue
+			}
 			if instrumentWords[w] {
 				return k == 0 || strings.ToLower(words[k-1]) != "to" // "to provide that" proposes
 			}
 			if (proposalWords[w] || w == "proposed" || w == "suggested") && mentionsProposal(words, k) {
 				return true // "It has been proposed that ... should": another's proposal
-			}
-			if !instrumentFillers[w] {
-				return false
 			}
 		}
 		return false
@@ -779,8 +783,22 @@ func instrumentContent(words []string, i int) bool {
 	return false
 }
 
-// instrumentReach is how many words before a modal its "that" may be.
-const instrumentReach = 30
+// instrumentReach is how many words before a modal its "that" may be,
+// instrumentGap how many before the "that" its verb.
+const (
+	instrumentReach = 30
+	instrumentGap   = 7
+)
+
+// allFillers reports whether every word of ws is one of instrumentFillers.
+func allFillers(ws []string) bool {
+	for _, w := range ws {
+		if !instrumentFillers[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return true
+}
 
 // mentionsProposal reports whether the proposal word at i of a
 // sentence's words tells of a proposal made before, not one the sentence

@@ -475,6 +475,8 @@ func TestClassify(t *testing.T) {
 		{"The fifth article of our treaty of 1826 with Denmark provides that there shall not be paid on the vessels of the United States higher duties than those of the most favored nations.", stanceSpeaker},
 		{"Last year an amendment was incorporated in the measure providing for the Secret Service, which provided that there should be no detail from the Secret Service.", stanceFact},
 		{"The act of Congress declares in substance that he shall only accuse such as he supposes to be unworthy.", stanceFact},
+		{"At the commencement of the war it was declared by the French Government that the commerce of neutral nations should not be molested.", stanceFact},
+		{"The Congress declared its hope and asked that the law should be repealed.", stanceProposal},
 		{"Should the war be continued until June, it is estimated that a further loan of $20,500,000 will be required.", stanceFact},
 		// The speaker's own call stays a proposal, a provision he asks
 		// for too (Grant, 1873; Truman, 1949).
