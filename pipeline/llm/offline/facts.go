@@ -566,6 +566,10 @@ func (e *Engine) nameFact(toks []token, first, last int, atStart bool, wt *wordT
 	f := fact{kind: factName, first: first, last: last}
 	var words []string
 	hasConnector := false
+	// ofAt is how many words precede the name's first connecting word
+	// ("of" in "Supreme Court of the United States": 2), -1 when it has
+	// none.
+	ofAt := -1
 	initial := false
 	for k := first; k <= last; k++ {
 		w := strings.TrimSuffix(strings.TrimSuffix(toks[k].lower(), "'s"), "’s")
@@ -576,6 +580,9 @@ func (e *Engine) nameFact(toks []token, first, last int, atStart bool, wt *wordT
 			}
 		case toks[k].kind != tokWord || (!toks[k].capitalised() && nameConnectors[w]):
 			hasConnector = true
+			if toks[k].kind == tokWord && ofAt < 0 {
+				ofAt = len(words)
+			}
 		default:
 			words = append(words, w)
 		}
@@ -614,11 +621,18 @@ func (e *Engine) nameFact(toks []token, first, last int, atStart bool, wt *wordT
 	}
 	f.generic = generic
 	lastWord := words[len(words)-1]
-	if h, ok := headNouns[words[0]]; ok && hasConnector {
-		f.head = h // "Treaty of Ghent", "Bureau of Trade Relations of the Department of State"
-	} else if titleWords[words[0]] && len(words) > 1 {
+	// The head of a name with a connecting word is the word before it
+	// ("Treaty of Ghent", "Bureau of Trade Relations of the Department of
+	// State", "Supreme Court of the United States": not "States"); a name
+	// such as "Secretaries of War" or "One-fourth of the States" has none
+	// the questions know. Without one, it is the last word ("Panama
+	// Canal").
+	if ofAt > 0 {
+		f.head = headNouns[words[ofAt-1]]
+	}
+	if f.head == "" && titleWords[words[0]] && len(words) > 1 {
 		f.person = true // "President Lincoln", "Secretary of State"
-	} else if h, ok := headNouns[lastWord]; ok && len(words) > 1 {
+	} else if h, ok := headNouns[lastWord]; ok && f.head == "" && ofAt < 0 && len(words) > 1 {
 		f.head = h
 	}
 	if f.head == "" && !f.person && len(words) >= 2 && len(words) <= 4 && !hasConnector && !generic {

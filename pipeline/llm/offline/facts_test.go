@@ -41,6 +41,12 @@ func TestFindFacts(t *testing.T) {
 		{"decade", "Prices fell throughout the 1890s.", []foundFact{{factYear, "1890s", "what decade"}}},
 		{"treaty with connector", "The Treaty of Ghent ended the war.", []foundFact{
 			{factName, "Treaty of Ghent", "which treaty"}}},
+		// The head of "X of Y" is X's last word, not Y's (Hayes, 1879;
+		// Arthur, 1884).
+		{"head before the connector", "The business of the Supreme Court of the United States is in arrears.", []foundFact{
+			{factName, "Supreme Court of the United States", "which court"}}},
+		{"no head before the connector", "He consulted the Secretaries of War and the Navy.", []foundFact{
+			{factName, "Secretaries of War", "what"}}},
 		{"person with title", "Yesterday President Lincoln signed the bill.", []foundFact{
 			{factName, "President Lincoln", "who"}}},
 		{"person with initial", "The plan of Franklin D. Roosevelt was adopted.", []foundFact{
