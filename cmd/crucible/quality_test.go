@@ -413,7 +413,7 @@ var goldSets = []goldSet{
 	// sotu70 (the frontier and territories, Native American affairs,
 	// immigration, agriculture) and sotu71 (labour, the courts and
 	// federal crimes, the District of Columbia): their blind first runs
-	// (session 35, offline-v56 and offline-v57) gave the engine 34 → 34
+	// (session 35, offline-v56 and offline-v58) gave the engine 34 → 34
 	// and 38 → 38 facts against the lead baseline's 15 and 21, and
 	// 0.935 → 0.935 and 0.810 → 0.810 on topic against 0.691 and 0.783
 	// (testdata/eval/README.md).
