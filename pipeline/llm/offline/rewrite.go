@@ -828,7 +828,9 @@ func mentionsProposal(words []string, i int) bool {
 		}
 		return !presentBe[prev]
 	case strings.HasSuffix(l, "ing"):
-		// "bills proposing to grant ...": what the bills propose.
+		// "bills proposing to grant ...": what the bills propose; the
+		// word before is a plural noun in lower case (words[k] == prev),
+		// not "are", "us" or a name.
 		return k >= 0 && words[k] == prev && strings.HasSuffix(prev, "s") && !auxiliaries[prev] &&
 			!pronouns[prev] && !prepositions[prev] && !itAdverb(prev)
 	case thirdPersonProposals[l]:
@@ -1083,15 +1085,15 @@ func listItem(passage string, spans []pipeline.Span, i int) bool {
 	if reCounted.MatchString(raw) {
 		return true
 	}
-	for k := i - 1; k >= 0 && k >= i-2; k-- {
-		prev := strings.Join(strings.Fields(passage[spans[k].Start:spans[k].End]), " ")
-		if reCounted.MatchString(prev) && len(reWord.FindAllString(prev, 3)) <= 1 {
-			return true // "Fourth." standing alone before the item
-		}
-		p := dropOpeners(standAlone(prev))
-		return strings.ToLower(reWord.FindString(p)) == first && !hasVerb(p)
+	if i == 0 {
+		return false
 	}
-	return false
+	prev := strings.Join(strings.Fields(passage[spans[i-1].Start:spans[i-1].End]), " ")
+	if reCounted.MatchString(prev) && len(reWord.FindAllString(prev, 3)) <= 1 {
+		return true // "Fourth." standing alone before the item
+	}
+	p := dropOpeners(standAlone(prev))
+	return strings.ToLower(reWord.FindString(p)) == first && !hasVerb(p)
 }
 
 // reCounted finds a list counter opening a sentence: "3.", "IV.",
