@@ -115,6 +115,32 @@ func (m *FacetMatcher) index(about string) int {
 	return best
 }
 
+// Affinity is how much text shares of the wording of the facet it shares
+// most with: the summed weights of that facet's terms it holds (a term
+// one facet alone uses counts 1, one that n facets use 1/n). With fewer
+// than two facets it is 0: a request that asks for one thing has no
+// facet's own words, only its problem statement's.
+func (m *FacetMatcher) Affinity(text string) float64 {
+	if len(m.facets) < 2 {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, t := range m.analyze(text) {
+		have[t] = true
+	}
+	best := 0.0
+	for _, set := range m.terms {
+		score := 0.0
+		for t := range set {
+			if have[t] {
+				score += m.weight[t]
+			}
+		}
+		best = max(best, score)
+	}
+	return best
+}
+
 // Assign returns the heading of the facet about belongs to, OtherFacet
 // when it matches none, or "" when there are no facets.
 func (m *FacetMatcher) Assign(about string) string {

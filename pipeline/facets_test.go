@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -186,6 +187,27 @@ func TestFacetMatcherAssign(t *testing.T) {
 	}
 	if got := pipeline.NewFacetMatcher(nil, stems).Assign("anything"); got != "" {
 		t.Errorf("Assign without facets = %q, want none", got)
+	}
+}
+
+func TestFacetMatcherAffinity(t *testing.T) {
+	m := pipeline.NewFacetMatcher(tariffFacets, stems)
+	for text, want := range map[string]float64{
+		// The reciprocity facet's own words count 1 each, "law" (two
+		// facets use it) 1/2, "tariff" (all four) 1/4.
+		"Reciprocity with Brazil under the tariff law": 2.75,
+		"the tariff":          0.25,
+		"the Navy's cruisers": 0,
+	} {
+		if got := m.Affinity(text); math.Abs(got-want) > 1e-9 {
+			t.Errorf("Affinity(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if got := pipeline.NewFacetMatcher(tariffFacets[:1], stems).Affinity("a surplus and a debate"); got != 0 {
+		t.Errorf("Affinity with one facet = %v, want 0 (a single facet is the problem statement's words)", got)
+	}
+	if got := pipeline.NewFacetMatcher(nil, stems).Affinity("the tariff"); got != 0 {
+		t.Errorf("Affinity without facets = %v, want 0", got)
 	}
 }
 

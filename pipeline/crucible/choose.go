@@ -21,6 +21,7 @@ var ChoiceFeatures = []string{
 	"title_words",   // distinct terms of the title the sentence holds, at most 4
 	"length",        // characters, over 300
 	"figures",       // figures (sums, counts, dates) in what the sentence says, its attribution aside, at most 4
+	"facet_words",   // how much of the wording of the facet it shares most with the sentence holds, its attribution aside (pipeline.FacetMatcher.Affinity), at most 4
 }
 
 // choiceBias and choiceWeights are the logistic model that estimates how
@@ -37,10 +38,17 @@ var ChoiceFeatures = []string{
 // of its 104 claims (the full refit 11), while the rest of the refit
 // holds there (105). In the pipeline, 2,226 → 2,259 gold facts and 0.865
 // → 0.870 on topic over the 55 sets (docs/pipeline.md, "Figures in the
-// choice").
+// choice"). In session 36 the facet words joined with a weight of their
+// own, the others as they were: a full refit on the 71 used sets found
+// more gold facts there (2,853 against 2,829) but cost summhay-news 19
+// of its 107 claims (7 with the facet words left at 0 for requests of
+// one facet), the facet words' weight alone none; 0.45 was the best of
+// 0.3, 0.45, 0.6 and 0.8 in fit_choice.py's replay, 2,777 → 2,829 gold
+// facts and 0.860 → 0.864 on topic in the pipeline (docs/pipeline.md,
+// "The facets' own words in the choice").
 var (
 	choiceBias    = -1.6223
-	choiceWeights = []float64{-4.4454, 0.1145, 0.1308, -0.8706, 0.3442, 0.2111, 0.0782, -0.3416, 0.0883}
+	choiceWeights = []float64{-4.4454, 0.1145, 0.1308, -0.8706, 0.3442, 0.2111, 0.0782, -0.3416, 0.0883, 0.45}
 )
 
 // sameDocumentFactor is what the choice multiplies a candidate's score
@@ -137,6 +145,7 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 		return m
 	}
 	title, problem := termSet(r.req.AskedTitle()), termSet(r.req.ProblemStatement)
+	facets := pipeline.NewFacetMatcher(r.facetList, r.e.Terms)
 	kept := float64(max(len(turns), 1))
 	return func(c pipeline.Candidate) []float64 {
 		turn, ok := place[c.NuggetID]
@@ -173,6 +182,7 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 			math.Min(inTitle, 4),
 			float64(utf8.RuneCountInString(c.Sentence)) / 300,
 			math.Min(float64(countFigures(body)), 4),
+			math.Min(facets.Affinity(body), 4),
 		}, r.topic.features(topicTerms(c, sentence, termSet))...)
 	}
 }

@@ -14,14 +14,18 @@ import (
 // TestSentenceScore: the choice of sentences favours, other things being
 // equal, a better-ranked cited passage, a passage other nuggets' candidates
 // cite too, the problem statement's words, an earlier turn, the
-// shorter sentence, and figures in what the sentence says (not in its
-// attribution's year).
+// shorter sentence, figures in what the sentence says (not in its
+// attribution's year), and the words of one of the request's facets.
 func TestSentenceScore(t *testing.T) {
 	r := &run{e: &Engine{Terms: words},
 		req:     pipeline.Request{Title: "Canal tolls", ProblemStatement: "Describe the tolls charged on the Panama canal and the treaty with Britain."},
 		subject: &subject{terms: words, anchors: map[string]bool{"canal": true, "tolls": true}},
 		passageRank: map[string]int{
 			pipeline.PassageID("a", 0): 0, pipeline.PassageID("b", 0): 90, pipeline.PassageID("c", 0): 5,
+		},
+		facetList: []pipeline.Facet{
+			{Heading: "Tolls charged", Description: "the tolls charged on the canal"},
+			{Heading: "Arbitration of the tolls", Description: "the arbitration the treaty provided for the tolls dispute"},
 		}}
 	turns := []pipeline.Nugget{{ID: "n1", Rank: 1}, {ID: "n2", Rank: 2}, {ID: "n3", Rank: 3}, {ID: "n4", Rank: 4}}
 	at := func(doc string) pipeline.Citation { return pipeline.Citation{DocID: doc} }
@@ -46,6 +50,8 @@ func TestSentenceScore(t *testing.T) {
 		{"a shorter sentence", top, pipeline.Candidate{NuggetID: "n1", Sentence: plain + " " + plain, Citation: at("a")}},
 		{"figures", pipeline.Candidate{NuggetID: "n1", Sentence: "The ships paid $1,250,000 in 1913, 40 percent more.", Citation: at("a")},
 			pipeline.Candidate{NuggetID: "n1", Sentence: "The ships paid what was asked in that year, and more.", Citation: at("a")}},
+		{"a facet's words", pipeline.Candidate{NuggetID: "n1", Sentence: "The ships paid what the arbitration asked in that year.", Citation: at("a")},
+			pipeline.Candidate{NuggetID: "n1", Sentence: "The ships paid what the governments asked in that year.", Citation: at("a")}},
 	} {
 		if b, w := score(tc.better), score(tc.worse); b <= w {
 			t.Errorf("%s: %.4f is not above %.4f", tc.name, b, w)
@@ -54,10 +60,7 @@ func TestSentenceScore(t *testing.T) {
 	// The feature counts the figures of what a document says, up to four:
 	// the year the attribution gives is the metadata's, not a fact.
 	features := r.choiceFeatures(turns, cands)
-	figures := len(ChoiceFeatures) - 1
-	if ChoiceFeatures[figures] != "figures" {
-		t.Fatalf("ChoiceFeatures ends with %q", ChoiceFeatures[figures])
-	}
+	figures, facetWords := featureIndex(t, "figures"), featureIndex(t, "facet_words")
 	for _, tc := range []struct {
 		sentence string
 		want     float64
@@ -70,6 +73,33 @@ func TestSentenceScore(t *testing.T) {
 			t.Errorf("figures of %q = %v, want %v", tc.sentence, got, tc.want)
 		}
 	}
+	// The facet words are those of the facet the sentence shares most
+	// with, a word two facets share counting 1/2, its attribution aside.
+	for _, tc := range []struct {
+		sentence string
+		want     float64
+	}{
+		{"In 1913, Wilson reported that the arbitration of the dispute was refused.", 2},
+		{"In 1913, Wilson reported that the tolls were charged.", 1.5},
+		{"In 1913, Wilson reported that the tolls were fair.", 0.5},
+		{"In 1913, Wilson reported that the ships sailed.", 0},
+	} {
+		if got := features(pipeline.Candidate{NuggetID: "n1", Sentence: tc.sentence, Citation: at("a")})[facetWords]; math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("facet words of %q = %v, want %v", tc.sentence, got, tc.want)
+		}
+	}
+}
+
+// featureIndex is the place of a feature in ChoiceFeatures.
+func featureIndex(t *testing.T, name string) int {
+	t.Helper()
+	for i, f := range ChoiceFeatures {
+		if f == name {
+			return i
+		}
+	}
+	t.Fatalf("ChoiceFeatures has no %q", name)
+	return -1
 }
 
 // TestChoiceScoreWeighsTopicAndLength: the choice's score is the fact

@@ -52,8 +52,10 @@ import (
 // the request asks lets a text naming what it leaves out through only
 // when few passages hold both its words (subject.specificAskedPairs: not
 // "United States"); a request that says another report covers something
-// leaves it out (pipeline.SplitExclusions).
-const Version = "crucible-pipeline-v19"
+// leaves it out (pipeline.SplitExclusions). v20 (session 36): the
+// choice weighs the words a sentence shares with one of the request's
+// facets (ChoiceFeatures' "facet_words").
+const Version = "crucible-pipeline-v20"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

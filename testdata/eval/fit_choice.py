@@ -52,7 +52,7 @@ import sys
 # The features in the order of crucible.ChoiceFeatures (the --choices file
 # writes them by name).
 FEATURES = ["passage_rank", "shared", "problem_words", "turn", "quality",
-            "anchors", "title_words", "length", "figures"]
+            "anchors", "title_words", "length", "figures", "facet_words"]
 # The power of a candidate's length its score is divided by
 # (crucible.lengthPower).
 LENGTH_POWER = 0.75
@@ -168,9 +168,14 @@ def main():
                     metavar=("NAME", "CHOICES", "REQUESTS", "NUGGETS"))
     ap.add_argument("--topics", nargs=2, action="append", default=[], metavar=("NAME", "TOPICS"),
                     help="a set's topic terms: also fit the topic estimate")
+    ap.add_argument("--drop", action="append", default=[], metavar="FEATURE",
+                    help="leave a feature out of the model (to measure what it adds); the weights printed then lack it")
     args = ap.parse_args()
     sets = [load_set(*s) for s in args.set]
-    names = FEATURES
+    unknown = set(args.drop) - set(FEATURES)
+    if unknown:
+        sys.exit(f"--drop: no feature {', '.join(sorted(unknown))}; the features are {', '.join(FEATURES)}")
+    names = [k for k in FEATURES if k not in args.drop]
     for _, reqs, _ in sets:
         for cs in reqs.values():
             for c in cs:
@@ -194,10 +199,10 @@ def main():
     print(f"fitted on every set: choiceBias = {b:.4f}")
     print("choiceWeights = []float64{" + ", ".join(f"{x:.4f}" for x in w) + "}  // " + ", ".join(names))
     if args.topics:
-        fit_topics(sets, dict(args.topics), score)
+        fit_topics(sets, dict(args.topics), score, names)
 
 
-def fit_topics(sets, topics, score):
+def fit_topics(sets, topics, score, names):
     """Fit the topic estimate; replay the choice with and without it."""
     missing = [name for name, _, _ in sets if name not in topics]
     if missing:
@@ -213,7 +218,7 @@ def fit_topics(sets, topics, score):
     totals = collections.Counter()
     for name, reqs, _ in sets:
         train = [c for other, rs, _ in sets if other != name for cs in rs.values() for c in cs]
-        b, w = fit(train, FEATURES)
+        b, w = fit(train, names)
         tb, tw = fit(on_rows(train), TOPIC_FEATURES)
         fact = score(b, w)
         est = lambda c: sigmoid(tb + sum(wi * c["features"][k] for wi, k in zip(tw, TOPIC_FEATURES)))
