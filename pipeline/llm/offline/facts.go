@@ -37,6 +37,12 @@ type fact struct {
 	// head is the noun a question about a name asks with ("treaty" for
 	// "Treaty of Ghent"), "" when the name has none.
 	head string
+	// sort is the kind of name a question asks with when it has no head
+	// and names no person: "country" for "Mexico", "government" for
+	// "Government of Ecuador", "State" for "Texas". Unlike a head, it
+	// changes only the question's wording, not how much the fact is worth
+	// asking (factScore).
+	sort string
 	// person and place tell a name that reads as a person's (asked with
 	// "who") or as a location after "in", "at", "from"... ("where").
 	person, place bool
@@ -646,6 +652,9 @@ func (e *Engine) nameFact(toks []token, first, last int, atStart bool, wt *wordT
 		}
 	}
 	if f.head == "" && !f.person {
+		f.sort = nameSort(words, ofAt)
+	}
+	if f.head == "" && !f.person {
 		before := first - 1
 		if before > 0 && toks[before].is("the") {
 			before-- // "in the Philippines"
@@ -654,6 +663,51 @@ func (e *Engine) nameFact(toks []token, first, last int, atStart bool, wt *wordT
 	}
 	return f, true
 }
+
+// nameSort is the kind of name (fact.sort) of a name's words (lower
+// case, connecting words left out; ofAt as in nameFact): a country or a
+// State of the Union by its name, a government by its head word
+// ("Government of Ecuador", "Swiss Government"); "" otherwise.
+func nameSort(words []string, ofAt int) string {
+	name := strings.Join(words, " ")
+	switch {
+	case ofAt > 0 && words[ofAt-1] == "government", ofAt < 0 && len(words) > 1 && words[len(words)-1] == "government":
+		return "government"
+	case countries[name]:
+		return "country"
+	case unionStates[name]:
+		return "State"
+	}
+	return ""
+}
+
+// countries are names of countries, as the addresses write them from
+// 1790 on (lower case, connecting words such as "of" left out).
+var countries = setOf([]string{
+	"afghanistan", "albania", "algeria", "angola", "argentina", "armenia", "australia", "austria", "austria-hungary",
+	"bangladesh", "belgium", "bolivia", "bosnia", "brazil", "bulgaria", "burma", "cambodia", "canada", "chile", "chili",
+	"china", "colombia", "costa rica", "croatia", "cuba", "czechoslovakia", "denmark", "ecuador", "egypt",
+	"el salvador", "england", "ethiopia", "finland", "france", "germany", "great britain", "greece", "guatemala",
+	"haiti", "hayti", "honduras", "hungary", "india", "indonesia", "iran", "iraq", "ireland", "israel", "italy",
+	"japan", "kenya", "korea", "north korea", "south korea", "kuwait", "laos", "lebanon", "liberia",
+	"libya", "mexico", "morocco", "netherlands", "new zealand", "nicaragua", "nigeria", "norway", "pakistan",
+	"panama", "paraguay", "persia", "peru", "poland", "portugal", "prussia", "romania", "roumania", "russia",
+	"santo domingo", "saudi arabia", "serbia", "siam", "somalia", "south africa", "soviet union", "spain",
+	"sudan", "sweden", "switzerland", "syria", "taiwan", "thailand", "turkey", "uganda", "ukraine", "united kingdom",
+	"uruguay", "venezuela", "vietnam", "viet-nam", "yugoslavia", "zimbabwe",
+})
+
+// unionStates are the States of the Union by name (lower case), but
+// Washington and New York, more often the President, the capital or the
+// city.
+var unionStates = setOf([]string{
+	"alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut", "delaware", "florida",
+	"georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas", "kentucky", "louisiana", "maine",
+	"maryland", "massachusetts", "michigan", "minnesota", "mississippi", "missouri", "montana", "nebraska",
+	"nevada", "new hampshire", "new jersey", "new mexico", "north carolina", "north dakota", "ohio",
+	"oklahoma", "oregon", "pennsylvania", "rhode island", "south carolina", "south dakota", "tennessee", "texas",
+	"utah", "vermont", "virginia", "west virginia", "wisconsin", "wyoming",
+})
 
 // firstTerm is the first index term of a word, "" for a stop word.
 func firstTerm(wt *wordTerms, t token) string {

@@ -53,6 +53,14 @@ func TestFindFacts(t *testing.T) {
 			{factName, "Franklin D. Roosevelt", "who"}}},
 		{"place after a preposition", "The fleet anchored in Manila Bay for the winter and troops landed in Cuba.", []foundFact{
 			{factName, "Manila Bay", "which bay"}, {factName, "Cuba", "where"}}},
+		// A country, a government, a State of the Union asked by kind;
+		// after "in" a place is asked with "where".
+		{"country and government", "The treaty with Mexico was signed, and the Government of Ecuador paid the claim.", []foundFact{
+			{factName, "Mexico", "which country"}, {factName, "Government of Ecuador", "which government"}}},
+		{"State and government", "The Swiss Government protested the law Texas had passed.", []foundFact{
+			{factName, "Swiss Government", "which government"}, {factName, "Texas", "which State"}}},
+		{"no kind for an ambiguous name", "The monument to Washington was finished.", []foundFact{
+			{factName, "Washington", "what"}}},
 		{"single word opening a sentence", "Congress agreed with the Senate.", nil},
 		{"capitalised adjective", "A Presidential message was sent.", nil},
 		{"compound adjective", "The fund helps State-administered programs.", nil},

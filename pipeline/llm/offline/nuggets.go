@@ -255,7 +255,9 @@ func whPhrase(f fact) string {
 	case f.person:
 		return "who"
 	case f.place:
-		return "where"
+		return "where" // "troops landed in Cuba": where, not which country
+	case f.sort != "":
+		return "which " + f.sort
 	}
 	return "what"
 }
@@ -886,6 +888,8 @@ func mentionQuestion(f fact, topic, marker string) string {
 		return "Which " + f.head + verb + " mentioned" + marker + topic + "?"
 	case f.person:
 		return "Who is mentioned" + marker + topic + "?"
+	case f.sort != "":
+		return "Which " + f.sort + " is mentioned" + marker + topic + "?"
 	case f.place:
 		return "Which place is mentioned" + marker + topic + "?"
 	}

@@ -253,3 +253,22 @@ func TestMentionQuestionAgreement(t *testing.T) {
 		}
 	}
 }
+
+// A name with no head but a kind (a country, a government, a State) is
+// asked by its kind, even where it stood after "in"; one with neither is
+// asked for as a name.
+func TestMentionQuestionKinds(t *testing.T) {
+	for _, tc := range []struct {
+		f    fact
+		want string
+	}{
+		{fact{sort: "country", place: true}, "Which country is mentioned regarding the tariff?"},
+		{fact{sort: "State"}, "Which State is mentioned regarding the tariff?"},
+		{fact{place: true}, "Which place is mentioned regarding the tariff?"},
+		{fact{}, "What name is mentioned regarding the tariff?"},
+	} {
+		if got := mentionQuestion(tc.f, "the tariff", " regarding "); got != tc.want {
+			t.Errorf("mentionQuestion(%+v) = %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
