@@ -42,7 +42,10 @@ var ChoiceFeatures = []string{
 // own, the others as they were: a full refit on the 71 used sets found
 // more gold facts there (2,853 against 2,829) but cost summhay-news 19
 // of its 107 claims (7 with the facet words left at 0 for requests of
-// one facet), the facet words' weight alone none; 0.45 was the best of
+// one facet), and the facet words beside the other weights as they were
+// none, once they are 0 for a request of one facet (12 otherwise: its
+// requests have one facet, whose words the problem statement's already
+// count); 0.45 was the best of
 // 0.3, 0.45, 0.6 and 0.8 in fit_choice.py's replay, 2,777 → 2,829 gold
 // facts and 0.860 → 0.864 on topic in the pipeline (docs/pipeline.md,
 // "The facets' own words in the choice").
