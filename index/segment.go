@@ -495,7 +495,7 @@ var segTitles = segSet(
 	"mr", "mrs", "ms", "messrs", "mmes", "mme", "mlle", "dr", "drs", "prof",
 	"st", "ste", "mt", "ft", "gen", "gens", "lt", "col", "maj", "capt", "cpt",
 	"sgt", "cpl", "pvt", "adm", "cmdr", "comdr", "brig", "gov", "sen", "rep",
-	"reps", "hon", "rev", "pres", "supt", "atty", "insp", "rt", "fr",
+	"reps", "hon", "hons", "rev", "pres", "supt", "atty", "insp", "rt", "fr",
 )
 
 // segBeforeNumber are abbreviations (lower case) that do not end a sentence

@@ -142,6 +142,12 @@ func TestSentences(t *testing.T) {
 			want: []string{"I met Mr. Smith and Mrs. Jones.", "Dr. Brown came with Gen. Grant to St. Louis."},
 		},
 		{
+			// McKinley, 1898: the plural title of two commissioners.
+			name: "plural titles",
+			text: "I appointed the Hons. Shelby M. Cullom and John T. Morgan. They went.",
+			want: []string{"I appointed the Hons. Shelby M. Cullom and John T. Morgan.", "They went."},
+		},
+		{
 			name: "abbreviations before numbers",
 			text: "See No. 5 on the list. It was signed on Jan. 15 of that year.",
 			want: []string{"See No. 5 on the list.", "It was signed on Jan. 15 of that year."},
