@@ -44,6 +44,9 @@ type FacetItem struct {
 	About string
 	// Year is the year of the cited document; 0 when it is undated.
 	Year int
+	// Author is the cited document's author (DocumentAuthor); "" when
+	// it names none.
+	Author string
 }
 
 // FacetMatcher assigns text to the best-matching of a request's facets by
@@ -57,6 +60,10 @@ type FacetMatcher struct {
 	// analyze is the index's analyzer (stemmed content terms), so a
 	// facet's "tariffs" matches a sentence's "tariff".
 	analyze func(string) []string
+	// speakers holds, per facet, the authors it names as speakers
+	// (SpeakersNamed); nil for a facet that names none, or before
+	// NameSpeakers.
+	speakers []map[string]bool
 }
 
 // NewFacetMatcher prepares the facets for matching with terms, the
@@ -84,15 +91,55 @@ func NewFacetMatcher(facets []Facet, terms func(string) []string) *FacetMatcher 
 	return m
 }
 
+// NameSpeakers reads the speakers each facet names (SpeakersNamed, from
+// its heading and description) among authors, the collection's, and
+// returns m. A text of another author's document then never belongs to
+// such a facet ("Reagan's aim in enforcing child support" holds what
+// Reagan said, not what Clinton said of child support), while a text
+// whose author is unknown ("") may.
+func (m *FacetMatcher) NameSpeakers(authors map[string]Period) *FacetMatcher {
+	m.speakers = make([]map[string]bool, len(m.facets))
+	for i, f := range m.facets {
+		for _, a := range SpeakersNamed(f.Heading+"\n"+f.Description, authors) {
+			if m.speakers[i] == nil {
+				m.speakers[i] = map[string]bool{}
+			}
+			m.speakers[i][a] = true
+		}
+	}
+	return m
+}
+
+// Speakers returns the authors facet i names as speakers (nil: none, or
+// NameSpeakers was not called).
+func (m *FacetMatcher) Speakers(i int) map[string]bool {
+	if i < 0 || i >= len(m.speakers) {
+		return nil
+	}
+	return m.speakers[i]
+}
+
+// allows reports whether a text of the given author may belong to facet
+// i: the facet names no speaker, the author is unknown, or the facet
+// names that author.
+func (m *FacetMatcher) allows(i int, author string) bool {
+	sp := m.Speakers(i)
+	return sp == nil || author == "" || sp[author]
+}
+
+// Len is the number of facets matched against.
+func (m *FacetMatcher) Len() int { return len(m.facets) }
+
 // Empty reports whether there are no facets to group under.
 func (m *FacetMatcher) Empty() bool { return len(m.facets) == 0 }
 
-// index returns the position of the facet text belongs to: the facet
-// whose terms it shares with the most weight, the earlier on a tie;
+// index returns the position of the facet text by author ("" when
+// unknown) belongs to: of the facets that allow the author, the one whose
+// terms it shares with the most weight, the earlier on a tie;
 // len(facets) (the OtherFacet group) when it shares none. With a single
 // facet, everything belongs to it: a request that asks for one thing
 // has nothing else to put aside.
-func (m *FacetMatcher) index(about string) int {
+func (m *FacetMatcher) index(about, author string) int {
 	if len(m.facets) == 1 {
 		return 0
 	}
@@ -102,6 +149,9 @@ func (m *FacetMatcher) index(about string) int {
 	}
 	best, bestScore := len(m.facets), 0.0
 	for i, set := range m.terms {
+		if !m.allows(i, author) {
+			continue
+		}
 		score := 0.0
 		for t := range set {
 			if have[t] {
@@ -115,12 +165,13 @@ func (m *FacetMatcher) index(about string) int {
 	return best
 }
 
-// Affinity is how much text shares of the wording of the facet it shares
-// most with: the summed weights of that facet's terms it holds (a term
-// one facet alone uses counts 1, one that n facets use 1/n). With fewer
-// than two facets it is 0: a request that asks for one thing has no
-// facet's own words, only its problem statement's.
-func (m *FacetMatcher) Affinity(text string) float64 {
+// Affinity is how much text by author ("" when unknown) shares of the
+// wording of the facet it shares most with, of the facets that allow the
+// author (see NameSpeakers): the summed weights of that facet's terms it
+// holds (a term one facet alone uses counts 1, one that n facets use
+// 1/n). With fewer than two facets it is 0: a request that asks for one
+// thing has no facet's own words, only its problem statement's.
+func (m *FacetMatcher) Affinity(text, author string) float64 {
 	if len(m.facets) < 2 {
 		return 0
 	}
@@ -129,7 +180,10 @@ func (m *FacetMatcher) Affinity(text string) float64 {
 		have[t] = true
 	}
 	best := 0.0
-	for _, set := range m.terms {
+	for i, set := range m.terms {
+		if !m.allows(i, author) {
+			continue
+		}
 		score := 0.0
 		for t := range set {
 			if have[t] {
@@ -141,13 +195,14 @@ func (m *FacetMatcher) Affinity(text string) float64 {
 	return best
 }
 
-// Assign returns the heading of the facet about belongs to, OtherFacet
-// when it matches none, or "" when there are no facets.
-func (m *FacetMatcher) Assign(about string) string {
+// Assign returns the heading of the facet about, a text by author (""
+// when unknown), belongs to, OtherFacet when it matches none, or "" when
+// there are no facets.
+func (m *FacetMatcher) Assign(about, author string) string {
 	if m.Empty() {
 		return ""
 	}
-	return m.heading(m.index(about))
+	return m.heading(m.index(about, author))
 }
 
 func (m *FacetMatcher) heading(i int) string {
@@ -181,7 +236,13 @@ func (m *FacetMatcher) order(heading string) int {
 // facet: the report is one untitled group. Grouping never adds or drops a
 // sentence, so what fits the length limit is decided before it.
 func GroupByFacet(facets []Facet, items []FacetItem, terms func(string) []string) []Sentence {
-	m := NewFacetMatcher(facets, terms)
+	return GroupByMatcher(NewFacetMatcher(facets, terms), items)
+}
+
+// GroupByMatcher is GroupByFacet with the facets prepared (and their
+// speakers named, NameSpeakers): a sentence goes to the facet it matches
+// best among those that allow its author (FacetItem.Author).
+func GroupByMatcher(m *FacetMatcher, items []FacetItem) []Sentence {
 	out := make([]Sentence, len(items))
 	if m.Empty() {
 		for i, it := range items {
@@ -195,7 +256,7 @@ func GroupByFacet(facets []Facet, items []FacetItem, terms func(string) []string
 	}
 	keys := make([]placed, len(items))
 	for i, it := range items {
-		keys[i] = placed{group: m.index(it.About), year: it.Year, at: i}
+		keys[i] = placed{group: m.index(it.About, it.Author), year: it.Year, at: i}
 	}
 	sort.SliceStable(keys, func(a, b int) bool {
 		x, y := keys[a], keys[b]
@@ -280,15 +341,21 @@ func (m *FacetMatcher) FacetPlace(sentences []DraftSentence, heading string, yea
 // the nuggets' own ranks are not changed. With fewer than two facets the
 // order is the ranking's.
 func FacetTurns(facets []Facet, nuggets []Nugget, about map[string]string, terms func(string) []string) []Nugget {
+	return TurnsByMatcher(NewFacetMatcher(facets, terms), nuggets, about, nil)
+}
+
+// TurnsByMatcher is FacetTurns with the facets prepared (and their
+// speakers named, NameSpeakers) and, by nugget id, the author of the
+// text each nugget is matched by (none: unknown).
+func TurnsByMatcher(m *FacetMatcher, nuggets []Nugget, about, author map[string]string) []Nugget {
 	ranked := append([]Nugget(nil), nuggets...)
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Rank < ranked[j].Rank })
-	m := NewFacetMatcher(facets, terms)
 	if len(m.facets) < 2 {
 		return ranked
 	}
 	groups := make([][]Nugget, len(m.facets)+1) // the last: no facet
 	for _, n := range ranked {
-		i := m.index(about[n.ID])
+		i := m.index(about[n.ID], author[n.ID])
 		groups[i] = append(groups[i], n)
 	}
 	out := make([]Nugget, 0, len(ranked))

@@ -181,11 +181,11 @@ func TestFacetMatcherAssign(t *testing.T) {
 		"the Navy's cruisers":               pipeline.OtherFacet,
 		"what the surplus was in the 1880s": "The Treasury surplus behind the debate",
 	} {
-		if got := m.Assign(about); got != want {
+		if got := m.Assign(about, ""); got != want {
 			t.Errorf("Assign(%q) = %q, want %q", about, got, want)
 		}
 	}
-	if got := pipeline.NewFacetMatcher(nil, stems).Assign("anything"); got != "" {
+	if got := pipeline.NewFacetMatcher(nil, stems).Assign("anything", ""); got != "" {
 		t.Errorf("Assign without facets = %q, want none", got)
 	}
 }
@@ -199,15 +199,56 @@ func TestFacetMatcherAffinity(t *testing.T) {
 		"the tariff":          0.25,
 		"the Navy's cruisers": 0,
 	} {
-		if got := m.Affinity(text); math.Abs(got-want) > 1e-9 {
+		if got := m.Affinity(text, ""); math.Abs(got-want) > 1e-9 {
 			t.Errorf("Affinity(%q) = %v, want %v", text, got, want)
 		}
 	}
-	if got := pipeline.NewFacetMatcher(tariffFacets[:1], stems).Affinity("a surplus and a debate"); got != 0 {
+	if got := pipeline.NewFacetMatcher(tariffFacets[:1], stems).Affinity("a surplus and a debate", ""); got != 0 {
 		t.Errorf("Affinity with one facet = %v, want 0 (a single facet is the problem statement's words)", got)
 	}
-	if got := pipeline.NewFacetMatcher(nil, stems).Affinity("the tariff"); got != 0 {
+	if got := pipeline.NewFacetMatcher(nil, stems).Affinity("the tariff", ""); got != 0 {
 		t.Errorf("Affinity without facets = %v, want 0", got)
+	}
+}
+
+// A facet that names its speaker ("Taft's machinery for the 1909 act")
+// holds only that speaker's texts: another author's text on the same
+// machinery goes to the facet it matches next, an unknown author's is
+// held to no speaker, and the facet's words count towards the affinity
+// of its speaker's texts alone.
+func TestFacetMatcherSpeakers(t *testing.T) {
+	authors := map[string]pipeline.Period{"William H Taft": {1909, 1912}, "Grover Cleveland": {1885, 1896}}
+	m := pipeline.NewFacetMatcher(tariffFacets, stems).NameSpeakers(authors)
+	const taft = "Taft's machinery for the 1909 act"
+	if got := m.Speakers(3); !got["William H Taft"] || len(got) != 1 {
+		t.Errorf("Speakers of %q = %v, want William H Taft", taft, got)
+	}
+	if got := m.Speakers(0); got != nil {
+		t.Errorf("Speakers of %q = %v, want none", tariffFacets[0].Heading, got)
+	}
+	const about = "the machinery set up to administer the tariff law"
+	for author, want := range map[string]string{
+		"William H Taft":   taft,
+		"":                 taft,
+		"Grover Cleveland": "Features and dates of the tariff laws",
+	} {
+		if got := m.Assign(about, author); got != want {
+			t.Errorf("Assign(%q, %q) = %q, want %q", about, author, got, want)
+		}
+	}
+	if own, other := m.Affinity(about, "William H Taft"), m.Affinity(about, "Grover Cleveland"); own <= other {
+		t.Errorf("Affinity: Taft's text %v, Cleveland's %v: the facet's words should count for Taft's alone", own, other)
+	}
+	// Without NameSpeakers the facet takes any author's text.
+	if got := pipeline.NewFacetMatcher(tariffFacets, stems).Assign(about, "Grover Cleveland"); got != taft {
+		t.Errorf("without speakers: Assign = %q, want %q", got, taft)
+	}
+	items := []pipeline.FacetItem{item("Taft's board for the machinery of the act", 1910), item("Cleveland's board for the machinery of the act", 1886)}
+	items[0].Author, items[1].Author = "William H Taft", "Grover Cleveland"
+	for _, s := range pipeline.GroupByMatcher(m, items) {
+		if s.Facet == taft && s.Text != items[0].Sentence.Text {
+			t.Errorf("%q grouped under %q", s.Text, taft)
+		}
 	}
 }
 

@@ -92,8 +92,8 @@ type ChoiceObserver interface {
 // sentence with the same promise goes first and a long one must promise
 // more for the room it takes. turns are the kept nuggets in the order
 // the facets give them turns; cands the candidates assembly is offered.
-func (r *run) sentenceScore(turns []pipeline.Nugget, cands []pipeline.Candidate) func(pipeline.Candidate) float64 {
-	features := r.choiceFeatures(turns, cands)
+func (r *run) sentenceScore(ctx context.Context, facets *pipeline.FacetMatcher, turns []pipeline.Nugget, cands []pipeline.Candidate) func(pipeline.Candidate) float64 {
+	features := r.choiceFeatures(ctx, facets, turns, cands)
 	return func(c pipeline.Candidate) float64 {
 		return choiceScore(c, features(c))
 	}
@@ -124,8 +124,9 @@ func choiceScore(c pipeline.Candidate, x []float64) float64 {
 }
 
 // choiceFeatures returns the features (ChoiceFeatures) of a candidate
-// among cands, the candidates assembly is offered.
-func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate) func(pipeline.Candidate) []float64 {
+// among cands, the candidates assembly is offered; facets are the
+// request's, with the speakers they name (facetMatcher).
+func (r *run) choiceFeatures(ctx context.Context, facets *pipeline.FacetMatcher, turns []pipeline.Nugget, cands []pipeline.Candidate) func(pipeline.Candidate) []float64 {
 	place := make(map[string]int, len(turns))
 	quality := make(map[string]float64, len(turns))
 	for i, n := range turns {
@@ -133,7 +134,11 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 		quality[n.ID] = n.QualityScore
 	}
 	nuggetsIn := map[string]map[string]bool{} // passage → nuggets citing it
+	author := map[string]string{}             // document → its author
 	for _, c := range cands {
+		if _, ok := author[c.Citation.DocID]; !ok {
+			author[c.Citation.DocID] = r.authorOf(ctx, c.Citation.DocID)
+		}
 		p := c.Citation.PassageID()
 		if nuggetsIn[p] == nil {
 			nuggetsIn[p] = map[string]bool{}
@@ -148,7 +153,6 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 		return m
 	}
 	title, problem := termSet(r.req.AskedTitle()), termSet(r.req.ProblemStatement)
-	facets := pipeline.NewFacetMatcher(r.facetList, r.e.Terms)
 	kept := float64(max(len(turns), 1))
 	return func(c pipeline.Candidate) []float64 {
 		turn, ok := place[c.NuggetID]
@@ -185,7 +189,7 @@ func (r *run) choiceFeatures(turns []pipeline.Nugget, cands []pipeline.Candidate
 			math.Min(inTitle, 4),
 			float64(utf8.RuneCountInString(c.Sentence)) / 300,
 			math.Min(float64(countFigures(body)), 4),
-			math.Min(facets.Affinity(body), 4),
+			math.Min(facets.Affinity(body, author[c.Citation.DocID]), 4),
 		}, r.topic.features(topicTerms(c, sentence, termSet))...)
 	}
 }
@@ -205,12 +209,12 @@ func topicTerms(c pipeline.Candidate, sentence map[string]bool, termSet func(str
 // observeChoices gives a ChoiceObserver the candidates assembly chose
 // from, their features and scores, and their nuggets' facets (by nugget
 // id).
-func (r *run) observeChoices(ctx context.Context, turns []pipeline.Nugget, cands []pipeline.Candidate, facet map[string]string) error {
+func (r *run) observeChoices(ctx context.Context, facets *pipeline.FacetMatcher, turns []pipeline.Nugget, cands []pipeline.Candidate, facet map[string]string) error {
 	o, ok := r.obs.(ChoiceObserver)
 	if !ok {
 		return nil
 	}
-	features := r.choiceFeatures(turns, cands)
+	features := r.choiceFeatures(ctx, facets, turns, cands)
 	cs := make([]Choice, len(cands))
 	for i, c := range cands {
 		x := features(c)

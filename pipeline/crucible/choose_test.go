@@ -37,7 +37,7 @@ func TestSentenceScore(t *testing.T) {
 		{NuggetID: "n2", Sentence: "Other words.", Citation: at("c")},
 		{NuggetID: "n3", Sentence: "More words.", Citation: at("c")},
 	}
-	score := r.sentenceScore(turns, cands)
+	score := r.sentenceScore(context.Background(), pipeline.NewFacetMatcher(r.facetList, words), turns, cands)
 	for _, tc := range []struct {
 		name          string
 		better, worse pipeline.Candidate
@@ -59,7 +59,7 @@ func TestSentenceScore(t *testing.T) {
 	}
 	// The feature counts the figures of what a document says, up to four:
 	// the year the attribution gives is the metadata's, not a fact.
-	features := r.choiceFeatures(turns, cands)
+	features := r.choiceFeatures(context.Background(), pipeline.NewFacetMatcher(r.facetList, words), turns, cands)
 	figures, facetWords := featureIndex(t, "figures"), featureIndex(t, "facet_words")
 	for _, tc := range []struct {
 		sentence string
@@ -195,12 +195,12 @@ func TestNuggetFacets(t *testing.T) {
 	facets := []pipeline.Facet{{Heading: "The tariff", Description: "duties on imports"}, {Heading: "The treaty", Description: "the Treaty of Ghent"}}
 	kept := []pipeline.Nugget{{ID: "n1"}, {ID: "n2"}, {ID: "n3"}}
 	about := map[string]string{"n1": "The McKinley tariff raised duties on imports.", "n2": "Madison signed the Treaty of Ghent."}
-	got := nuggetFacets(facets, kept, about, words)
+	got := nuggetFacets(pipeline.NewFacetMatcher(facets, words), kept, about, nil)
 	want := map[string]string{"n1": "The tariff", "n2": "The treaty", "n3": pipeline.OtherFacet}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("nuggetFacets (-want +got)\n%s", diff)
 	}
-	if got := nuggetFacets(facets[:1], kept, about, words); got != nil {
+	if got := nuggetFacets(pipeline.NewFacetMatcher(facets[:1], words), kept, about, nil); got != nil {
 		t.Errorf("one facet: %v, want none", got)
 	}
 }

@@ -405,8 +405,13 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	if err != nil {
 		return pipeline.Report{}, err
 	}
-	about := nuggetAbout(kept, cands)
-	turns := pipeline.FacetTurns(facets, kept, about, r.e.Terms)
+	about, from := nuggetAbout(kept, cands)
+	matcher, err := r.facetMatcher(ctx, facets)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	authors := r.nuggetAuthors(ctx, kept, from)
+	turns := pipeline.TurnsByMatcher(matcher, kept, about, authors)
 	onTop := r.onTopic(cands)
 	opts := pipeline.AssembleOptions{
 		K: r.s.SentencesPerNugget, Limit: r.req.Limit, Key: r.e.SentenceKey, Verified: r.s.Verify,
@@ -430,9 +435,9 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		onTop = append(append([]pipeline.Candidate(nil), onTop...), d.offered...)
 	}
 	if r.h.ChooseSentences {
-		opts.Score = r.sentenceScore(turns, onTop)
+		opts.Score = r.sentenceScore(ctx, matcher, turns, onTop)
 		opts.SameDocument = sameDocumentFactor
-		if err := r.observeChoices(ctx, turns, onTop, nuggetFacets(facets, kept, about, r.e.Terms)); err != nil {
+		if err := r.observeChoices(ctx, matcher, turns, onTop, nuggetFacets(matcher, kept, about, authors)); err != nil {
 			return pipeline.Report{}, err
 		}
 	}
@@ -448,7 +453,7 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 		}
 	}
 	r.tick(1, 1)
-	sentences = r.group(ctx, facets, kept, cands, sentences)
+	sentences = r.group(ctx, matcher, kept, cands, sentences)
 	return pipeline.Report{
 		Request:            r.req,
 		RunID:              RunID(r.e.Name, r.s.Verify),
@@ -465,16 +470,64 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 }
 
 // nuggetFacets returns the heading of the facet each kept nugget takes
-// its turns under (as pipeline.FacetTurns files it; none when the
-// request has fewer than two facets).
-func nuggetFacets(facets []pipeline.Facet, kept []pipeline.Nugget, about map[string]string, terms func(string) []string) map[string]string {
-	if len(facets) < 2 || terms == nil {
+// its turns under (as pipeline.TurnsByMatcher files it, by the text
+// about it and its author; none when the request has fewer than two
+// facets).
+func nuggetFacets(m *pipeline.FacetMatcher, kept []pipeline.Nugget, about, author map[string]string) map[string]string {
+	if m == nil || m.Len() < 2 {
 		return nil
 	}
-	m := pipeline.NewFacetMatcher(facets, terms)
 	out := make(map[string]string, len(kept))
 	for _, n := range kept {
-		out[n.ID] = m.Assign(about[n.ID])
+		out[n.ID] = m.Assign(about[n.ID], author[n.ID])
+	}
+	return out
+}
+
+// facetMatcher prepares facets for matching with the index's analyzer,
+// each with the speakers it names among the collection's authors
+// (pipeline.FacetMatcher.NameSpeakers; none when the store cannot list
+// them): a sentence of another author's document is not filed under a
+// facet that names its speaker.
+func (r *run) facetMatcher(ctx context.Context, facets []pipeline.Facet) (*pipeline.FacetMatcher, error) {
+	if r.e.Terms == nil {
+		return pipeline.NewFacetMatcher(nil, nil), nil
+	}
+	authors, err := r.collectionAuthors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.NewFacetMatcher(facets, r.e.Terms).NameSpeakers(authors), nil
+}
+
+// authorOf is the author of a document (pipeline.DocumentAuthor), ""
+// when it names none or cannot be read: grouping then holds it to no
+// speaker.
+func (r *run) authorOf(ctx context.Context, docID string) string {
+	if r.e.Store == nil {
+		return ""
+	}
+	d, err := r.document(ctx, docID)
+	if err != nil {
+		return ""
+	}
+	a, _ := pipeline.DocumentAuthor(d.Metadata)
+	return a
+}
+
+// nuggetAuthors maps each kept nugget to the author of the document its
+// text is matched by (from: the document its most confident candidate
+// cites, else its only source).
+func (r *run) nuggetAuthors(ctx context.Context, kept []pipeline.Nugget, from map[string]string) map[string]string {
+	out := make(map[string]string, len(kept))
+	for _, n := range kept {
+		doc := from[n.ID]
+		if doc == "" && len(n.Sources) == 1 {
+			doc = n.Sources[0]
+		}
+		if doc != "" {
+			out[n.ID] = r.authorOf(ctx, doc)
+		}
 	}
 	return out
 }
@@ -508,30 +561,33 @@ func (r *run) facets(ctx context.Context) ([]pipeline.Facet, error) {
 
 // nuggetAbout is what each kept nugget is about, for matching it to a
 // facet: its question and answer and the text its most confident
-// candidate cites.
-func nuggetAbout(kept []pipeline.Nugget, cands []pipeline.Candidate) map[string]string {
+// candidate cites; from is the document that candidate cites.
+func nuggetAbout(kept []pipeline.Nugget, cands []pipeline.Candidate) (about, from map[string]string) {
 	best := map[string]pipeline.Candidate{}
 	for _, c := range cands {
 		if b, ok := best[c.NuggetID]; !ok || c.Confidence > b.Confidence {
 			best[c.NuggetID] = c
 		}
 	}
-	about := make(map[string]string, len(kept))
+	about, from = make(map[string]string, len(kept)), make(map[string]string, len(kept))
 	for _, n := range kept {
 		about[n.ID] = n.Question + "\n" + n.Answer + "\n" + best[n.ID].Support
+		from[n.ID] = best[n.ID].Citation.DocID
 	}
-	return about
+	return about, from
 }
 
 // group puts the assembled sentences under the request's facets
-// (pipeline.GroupByFacet): each by its nugget's question and answer, its
-// text and the text it cites, in the years of the documents it cites.
+// (pipeline.GroupByMatcher): each by its nugget's question and answer,
+// its text and the text it cites, in the years of the documents it
+// cites, and never under a facet that names another speaker than the
+// author of the document it cites.
 // Which sentences the report holds was settled by assembly; headings do
 // not count towards the length limit.
-func (r *run) group(ctx context.Context, facets []pipeline.Facet, kept []pipeline.Nugget, cands []pipeline.Candidate, sentences []pipeline.Sentence) []pipeline.Sentence {
+func (r *run) group(ctx context.Context, m *pipeline.FacetMatcher, kept []pipeline.Nugget, cands []pipeline.Candidate, sentences []pipeline.Sentence) []pipeline.Sentence {
 	r.enter(StageGroup, 1)
 	defer r.tick(1, 1)
-	return pipeline.GroupByFacet(facets, r.facetItems(ctx, kept, cands, sentences), r.e.Terms)
+	return pipeline.GroupByMatcher(m, r.facetItems(ctx, kept, cands, sentences))
 }
 
 // facetItems describes sentences for grouping: what each is about (its
@@ -557,6 +613,7 @@ func (r *run) facetItems(ctx context.Context, nuggets []pipeline.Nugget, cands [
 			Sentence: s,
 			About:    strings.Join([]string{n.Question, n.Answer, s.Text, support[cited{s.NuggetID, s.Citation}]}, "\n"),
 			Year:     r.documentYear(ctx, s.Citation.DocID),
+			Author:   r.authorOf(ctx, s.Citation.DocID),
 		}
 	}
 	return items

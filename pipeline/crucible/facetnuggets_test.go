@@ -193,3 +193,49 @@ func TestFacetPassagesWithinTheRerankersDocuments(t *testing.T) {
 		}
 	}
 }
+
+// authoredCorpus is a passageCorpus whose documents have authors and
+// dates and that lists its authors (pipeline.AuthorLister).
+type authoredCorpus struct {
+	passageCorpus
+	authors map[string]pipeline.Period
+}
+
+func (c authoredCorpus) AuthorYears(context.Context) (map[string]pipeline.Period, error) {
+	return c.authors, nil
+}
+
+// TestFacetPassagesOfTheNamedSpeaker: a facet that names its speaker
+// ("the help Clinton sought") draws on the speaker's documents, though
+// another speaker's passage holds more of its words; without authors to
+// read the name by, the best passage for the facet's words is taken.
+func TestFacetPassagesOfTheNamedSpeaker(t *testing.T) {
+	c := authoredCorpus{passageCorpus: passageCorpus{newCorpus(
+		[]string{"Help for family farmers came with the farm bill and more help for farmers."},
+		[]string{"Family farmers need help against low prices."},
+	)}, authors: map[string]pipeline.Period{"George Bush": {From: 1989, To: 1992}, "William J Clinton": {From: 1993, To: 2000}}}
+	for id, a := range map[string]string{"d1": "George Bush", "d2": "William J Clinton"} {
+		d := c.docs[id]
+		d.Metadata = map[string]string{"author": a}
+		c.docs[id] = d
+	}
+	facets := []pipeline.Facet{{Heading: "Help Clinton sought for family farmers", Description: "the help Clinton sought for family farmers"}}
+	req := pipeline.Request{ID: "r", Title: "Farm help", ProblemStatement: "What help did Clinton seek for family farmers?", Limit: 1000}
+	best := map[string]bool{"d1#0": true, "d2#0": true}
+	passagesWith := func(store pipeline.DocumentStore) []pipeline.Hit {
+		r := &run{e: &Engine{Searcher: c, Store: store, Model: &scripted{facets: facets}}, req: req, bestPassages: best,
+			docs: map[string]pipeline.Document{}, passages: map[string][]pipeline.Passage{}}
+		r.model = &meter{next: r.e.Model}
+		hits, err := r.facetPassages(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	if hits := passagesWith(c); len(hits) != 1 || hits[0].DocID != "d2" {
+		t.Errorf("facet passages %+v: want Clinton's passage (d2) alone", hits)
+	}
+	if hits := passagesWith(c.passageCorpus); len(hits) == 0 || hits[0].DocID != "d1" {
+		t.Errorf("without authors, facet passages %+v: want the passage with more of the facet's words (d1) first", hits)
+	}
+}

@@ -272,7 +272,10 @@ func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nug
 	if err != nil {
 		return nil, nil, err
 	}
-	claim := r.claimNugget(d, s.text)
+	claim, err := r.claimNugget(ctx, d, s.text)
+	if err != nil {
+		return nil, nil, err
+	}
 	qa, drawn := claim, ok && len(out.Nuggets) > 0
 	if drawn {
 		qa = out.Nuggets[0]
@@ -348,18 +351,22 @@ func repeatsCitation(sentences []pipeline.Sentence, c pipeline.Citation) bool {
 // claimNugget is the nugget of a sentence the nuggets prompt draws none
 // from (it states no date, sum or name to ask about): what the document's
 // speaker said in its year on the facet of the request the sentence
-// speaks of, answered by the sentence itself. "What did William J Clinton
+// speaks of (not one that names another speaker), answered by the
+// sentence itself. "What did William J Clinton
 // say in 1998 on “Tobacco companies”?"
-func (r *run) claimNugget(d pipeline.Document, sentence string) prompts.QA {
+func (r *run) claimNugget(ctx context.Context, d pipeline.Document, sentence string) (prompts.QA, error) {
 	topic := r.req.Title
+	author, hasAuthor := pipeline.DocumentAuthor(d.Metadata)
 	if len(r.facetList) > 0 {
-		m := pipeline.NewFacetMatcher(r.facetList, r.e.Terms)
-		if h := m.Assign(sentence); h != "" && h != pipeline.OtherFacet && !asksSomething(h) {
+		m, err := r.facetMatcher(ctx, r.facetList)
+		if err != nil {
+			return prompts.QA{}, err
+		}
+		if h := m.Assign(sentence, author); h != "" && h != pipeline.OtherFacet && !asksSomething(h) {
 			topic = h
 		}
 	}
 	topic = strings.TrimRight(strings.TrimSpace(topic), ".?!")
-	author, hasAuthor := pipeline.DocumentAuthor(d.Metadata)
 	year, dated := pipeline.DocumentYear(d.Metadata)
 	var q string
 	switch {
@@ -370,7 +377,7 @@ func (r *run) claimNugget(d pipeline.Document, sentence string) prompts.QA {
 	default:
 		q = fmt.Sprintf("What does “%s” say on “%s”?", d.Title, topic)
 	}
-	return prompts.QA{Question: q, Answer: strings.Join(strings.Fields(sentence), " ")}
+	return prompts.QA{Question: q, Answer: strings.Join(strings.Fields(sentence), " ")}, nil
 }
 
 // rewordProblems replaces old in the run's problems with new: the fill

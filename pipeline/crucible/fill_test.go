@@ -202,12 +202,15 @@ func TestFillReportClaimNugget(t *testing.T) {
 func TestClaimNuggetNamesSpeakerAndYear(t *testing.T) {
 	r := &run{e: &Engine{Terms: words}, req: signedRequest}
 	d := pipeline.Document{ID: "d", Title: "Annual Message", Metadata: map[string]string{"author": "James Madison", "date": "1815-02-20"}}
-	qa := r.claimNugget(d, "  The war  is over. ")
+	qa, err := r.claimNugget(context.Background(), d, "  The war  is over. ")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if qa.Question != "What did James Madison say in 1815 on “The Treaty of Ghent”?" || qa.Answer != "The war is over." {
 		t.Errorf("claim nugget %q — %q", qa.Question, qa.Answer)
 	}
 	d.Metadata = nil
-	if qa := r.claimNugget(d, "x"); qa.Question != "What does “Annual Message” say on “The Treaty of Ghent”?" {
+	if qa, _ := r.claimNugget(context.Background(), d, "x"); qa.Question != "What does “Annual Message” say on “The Treaty of Ghent”?" {
 		t.Errorf("undated, unattributed: %q", qa.Question)
 	}
 }

@@ -54,8 +54,12 @@ import (
 // "United States"); a request that says another report covers something
 // leaves it out (pipeline.SplitExclusions). v20 (session 36): the
 // choice weighs the words a sentence shares with one of the request's
-// facets (ChoiceFeatures' "facet_words").
-const Version = "crucible-pipeline-v20"
+// facets (ChoiceFeatures' "facet_words"). v21 (session 37): a facet
+// that names its speakers ("the help Clinton sought") draws its passages
+// from their documents and holds no other author's sentence, in
+// grouping, the facets' turns, the facet words and the fill's claim
+// nuggets (pipeline.SpeakersNamed).
+const Version = "crucible-pipeline-v21"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -276,7 +276,10 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 			K: in.Settings.SentencesPerNugget, Limit: room, Key: e.SentenceKey, Verified: in.Settings.Verify,
 		})
 		answered := map[string]bool{}
-		facets := pipeline.NewFacetMatcher(in.Facets, e.Terms)
+		facets, err := r.facetMatcher(ctx, in.Facets)
+		if err != nil {
+			return res, err
+		}
 		years := map[string]int{}
 		for _, s := range draft.Sentences {
 			years[s.Citation.DocID] = r.documentYear(ctx, s.Citation.DocID)
@@ -288,7 +291,7 @@ func (e *Engine) Regenerate(ctx context.Context, in RegenerateInput) (Regenerate
 				at = draft.Place(s.NuggetID)
 				s.Facet = draft.FacetFor(s.NuggetID, at)
 			} else {
-				s.Facet = facets.Assign(items[i].About)
+				s.Facet = facets.Assign(items[i].About, items[i].Author)
 				years[s.Citation.DocID] = items[i].Year
 				at = facets.FacetPlace(draft.Sentences, s.Facet, items[i].Year, years)
 			}

@@ -134,11 +134,18 @@ const (
 // title with the facet's heading and description) that are among the
 // request's best passages — the only ones a sentence on topic may cite
 // (onTopic), of a document within (when within is not nil) — and not
-// already chosen for an earlier facet. A problem statement that asks for
-// eight things gets nuggets for each of them, not only for what the top
-// documents say most about the request as a whole.
+// already chosen for an earlier facet; for a facet that names its
+// speakers (pipeline.SpeakersNamed), the best of the facet's
+// subjectPassages best passages that are theirs, when there are any. A
+// problem statement that asks for eight things gets nuggets for each of
+// them, not only for what the top documents say most about the request
+// as a whole.
 func (r *run) facetPassages(ctx context.Context, within map[string]bool) ([]pipeline.Hit, error) {
 	facets, err := r.facets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	authors, err := r.collectionAuthors(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -149,20 +156,47 @@ func (r *run) facetPassages(ctx context.Context, within map[string]bool) ([]pipe
 		if utf8.RuneCountInString(q) > pipeline.MaxQueryChars {
 			q = string([]rune(q)[:pipeline.MaxQueryChars])
 		}
-		res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: facetPassagePool})
+		speakers := pipeline.SpeakersNamed(f.Heading+"\n"+f.Description, authors)
+		k := facetPassagePool
+		if len(speakers) > 0 {
+			k = subjectPassages
+		}
+		res, err := r.e.Searcher.Search(ctx, pipeline.SearchRequest{Query: q, K: k})
 		if err != nil {
 			return nil, err
 		}
-		taken := 0
-		for _, h := range res.Hits {
+		eligible := func(h pipeline.Hit) bool {
 			id := pipeline.PassageID(h.DocID, h.Ordinal)
+			return !seen[id] && r.bestPassages[id] && (within == nil || within[h.DocID])
+		}
+		hits := res.Hits
+		if len(speakers) > 0 {
+			// A facet that names its speakers ("the help Clinton sought
+			// for family farmers") draws on their documents: speakers
+			// seldom name themselves, so the facet's words rank other
+			// speakers' passages as high. Without a passage of theirs
+			// among the request's best, the facet's best passages do.
+			var theirs []pipeline.Hit
+			for _, h := range hits {
+				if eligible(h) && slices.Contains(speakers, r.authorOf(ctx, h.DocID)) {
+					theirs = append(theirs, h)
+				}
+			}
+			if len(theirs) > 0 {
+				hits = theirs
+			} else {
+				hits = hits[:min(len(hits), facetPassagePool)]
+			}
+		}
+		taken := 0
+		for _, h := range hits {
 			if taken == facetPassages {
 				break
 			}
-			if seen[id] || !r.bestPassages[id] || within != nil && !within[h.DocID] {
+			if !eligible(h) {
 				continue
 			}
-			seen[id] = true
+			seen[pipeline.PassageID(h.DocID, h.Ordinal)] = true
 			taken++
 			out = append(out, h)
 		}

@@ -977,7 +977,7 @@ func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string)
 	if m == nil || len(facets) == 0 {
 		return ""
 	}
-	h := m.Assign(sentence)
+	h := m.Assign(sentence, "")
 	if h == "" || h == pipeline.OtherFacet {
 		h = facets[0].Heading
 	}
