@@ -55,10 +55,12 @@ func DocumentAuthor(metadata map[string]string) (string, bool) {
 
 // Attribution leads the offline engine writes (pipeline/llm/offline):
 // "In 1903, Theodore Roosevelt reported that ...", "In 1909, William H
-// Taft proposed: “...”", "According to “Title” (2019), ...".
+// Taft proposed: “...”", "In 1877, Rutherford B Hayes proposed that ..."
+// (an item of a list of recommendations), "According to “Title” (2019),
+// ...".
 var (
 	reQuotedLead = regexp.MustCompile(`^((?:In \d{3,4}, )?[^“”:]{1,120}? (?:reported|proposed|argued|said): )“(.*)”$`)
-	reThatLead   = regexp.MustCompile(`^((?:In \d{3,4}, )?[^“”:]{1,120}? reported that )(.*)$`)
+	reThatLead   = regexp.MustCompile(`^((?:In \d{3,4}, )?[^“”:]{1,120}? (?:reported|proposed) that )(.*)$`)
 	reAccordLead = regexp.MustCompile(`^(According to “[^”]{1,300}”(?: \(\d{3,4}\))?, )(.*)$`)
 )
 

@@ -29,6 +29,7 @@ func TestSplitAttribution(t *testing.T) {
 	tests := []struct{ s, lead, body string }{
 		{"In 1903, Theodore Roosevelt reported that the treaty was ratified.", "In 1903, Theodore Roosevelt reported that ", "the treaty was ratified."},
 		{"In 1909, William H Taft proposed: “I recommend a tariff board.”", "In 1909, William H Taft proposed: ", "I recommend a tariff board."},
+		{"In 1877, Rutherford B Hayes proposed that section 1258 be repealed.", "In 1877, Rutherford B Hayes proposed that ", "section 1258 be repealed."},
 		{"Ruhr Gazette said: “We approved it.”", "Ruhr Gazette said: ", "We approved it."},
 		{"According to “Barrier vote” (2021), the council approved it.", "According to “Barrier vote” (2021), ", "the council approved it."},
 		{"The council approved it.", "", "The council approved it."},

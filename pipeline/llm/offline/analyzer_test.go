@@ -139,6 +139,12 @@ func sentenceBreakAfter(text string, start, i, end int) bool {
 	if text[i] != '.' {
 		return true
 	}
+	// A number counting a list item keeps its item ("5. The repeal
+	// ..."), a counting word does not ("Second." ends a sentence), as
+	// with the index's segmenter.
+	if c := text[start:end]; reCounted.FindString(c) == c && unicode.IsDigit(rune(c[0])) {
+		return false
+	}
 	// The word before the point: an abbreviation or an initial keeps the
 	// sentence open.
 	k := i

@@ -185,7 +185,18 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 		if disagrees {
 			score = math.Min(score, disagreeMaxConfidence)
 		}
-		sentence := attribute(body, classify(body), src)
+		kind := listNone
+		if start == sp.Start {
+			// A counted item that "reported that" would not read as a
+			// sentence (see attributeItem).
+			switch counted := countedAt(passage, spans, i); {
+			case recommendation(counted, dropOpeners(standAlone(strings.Join(strings.Fields(raw), " ")))):
+				kind = listRecommendation
+			case counted && !hasVerb(body):
+				kind = listNominal
+			}
+		}
+		sentence := attributeItem(body, classify(body), src, kind)
 		cands = append(cands, extractCandidate{support: passage[start:end], sentence: sentence, score: clamp01(score), long: long})
 	}
 	if len(cands) == 0 {

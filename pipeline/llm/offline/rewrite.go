@@ -939,6 +939,23 @@ func sourceOf(author, date, title string) source {
 // author is named by its title ("According to “Title” (2019), ..."); with
 // neither the sentence is returned as it is.
 func attribute(body string, st stance, src source) string {
+	return attributeItem(body, st, src, listNone)
+}
+
+// listItemKind is how a sentence stands in a list (see attributeItem).
+type listItemKind int
+
+const (
+	listNone           listItemKind = iota // no list item, or one that reads as a sentence
+	listRecommendation                     // a "That ..." item of a list of recommendations (recommendation)
+	listNominal                            // a counted item without a verb of its own (counted)
+)
+
+// attributeItem is attribute for a sentence that may be an item of a
+// list: a recommendation is what the speaker proposed ("In 1877, Rutherford
+// B Hayes proposed that section 1258 ... be repealed."), a counted item
+// without a verb is quoted, never reported "that" it.
+func attributeItem(body string, st stance, src source, kind listItemKind) string {
 	body = strings.TrimSpace(body)
 	if src.who == "" || body == "" {
 		return body
@@ -946,6 +963,17 @@ func attribute(body string, st stance, src source) string {
 	when := ""
 	if src.year > 0 {
 		when = "In " + strconv.Itoa(src.year) + ", "
+	}
+	switch kind {
+	case listRecommendation:
+		if src.named {
+			return when + src.who + " proposed " + lowerOpening(body)
+		}
+		st = stanceProposal
+	case listNominal:
+		if st == stanceFact {
+			st = stanceSpeaker // quoted: "reported: “The passage of ...”"
+		}
 	}
 	if st == stanceFact && canFollowThat(body) {
 		if !src.named {
@@ -963,12 +991,12 @@ func attribute(body string, st stance, src source) string {
 // that": it opens with a common word lowerOpening lower-cases, or with a
 // word the sentence writes with its capital again further on (a name).
 // Otherwise
-// ("Assuming, somewhat arbitrarily, ...", "Fifty years ago ...") it is
-// quoted instead.
+// ("Assuming, somewhat arbitrarily, ...", "Fifty years ago ...", and a
+// sentence opened by "That") it is quoted instead.
 func canFollowThat(s string) bool {
 	w := reWord.FindString(s)
-	if w == "" || !strings.HasPrefix(s, w) {
-		return false
+	if w == "" || !strings.HasPrefix(s, w) || w == "That" {
+		return false // "reported that that it is the duty ..." reads badly
 	}
 	if c := strings.Index(s, ": "); c >= 0 && len(reWord.FindAllString(s[:c], -1)) <= colonLeadWords && startsUpper(s[c+2:]) {
 		return false // "Another thing: Let's ...", "In 1980: The findings ...": quoted as said
@@ -1036,11 +1064,13 @@ func selfContained(passage string, spans []pipeline.Span, i int) (start, end int
 	}
 	from := i
 	for {
-		head := dropOpeners(standAlone(strings.Join(strings.Fields(pipeline.DropTranscriptMarks(passage[spans[from].Start:spans[from].End])), " ")))
+		raw := strings.Join(strings.Fields(pipeline.DropTranscriptMarks(passage[spans[from].Start:spans[from].End])), " ")
+		head := dropOpeners(standAlone(raw))
 		// A sentence that is only a transcript's mark or a heading
 		// ("(Applause.)") is not what the sentence after it refers to:
-		// the join goes on back past it.
-		if head != "" && !referBack(head) {
+		// the join goes on back past it. A recommendation that opens
+		// with "That" refers to nothing before it.
+		if head != "" && (!referBack(head) || recommendation(countedAt(passage, spans, from), head)) {
 			break
 		}
 		if from == 0 || i-from >= maxJoined {
@@ -1076,7 +1106,7 @@ func listItem(passage string, spans []pipeline.Span, i int) bool {
 	raw := strings.Join(strings.Fields(passage[spans[i].Start:spans[i].End]), " ")
 	s := dropOpeners(standAlone(raw))
 	first := strings.ToLower(reWord.FindString(s))
-	if first == "" || first == "to" || !prepositions[first] || hasVerb(s) {
+	if first == "" || first == "to" || !prepositions[first] && first != "upon" || hasVerb(s) {
 		// An infinitive item ("To provide by amendment that ...") quoted
 		// as the speaker's proposal still reads as one; infinitiveFragment
 		// turns away the short ones.
@@ -1094,6 +1124,60 @@ func listItem(passage string, spans []pipeline.Span, i int) bool {
 	}
 	p := dropOpeners(standAlone(prev))
 	return strings.ToLower(reWord.FindString(p)) == first && !hasVerb(p)
+}
+
+// recommendation reports whether a sentence (head: without its list
+// counter and openers) is one item of a list of recommendations or
+// resolutions that lost its lead ("I recommend — First. That provision be
+// made for ..."): it opens with "That", and its verb is a bare "be"
+// ("That section 1258 ... be repealed") or, when it is counted (see
+// countedAt), no form of "be", "have" or "do" nor a modal comes first
+// ("Second. That Congress sanction the scheme ..."; not "Second. That it
+// is the duty of the United States to demand ..."). Its "That" is no
+// reference back, and the item reads as what the speaker proposed
+// ("proposed that section 1258 ... be repealed").
+func recommendation(counted bool, head string) bool {
+	words := reWord.FindAllString(head, recommendationWords)
+	if len(words) < 3 || words[0] != "That" {
+		return false
+	}
+	for _, w := range words[1:] {
+		switch l := strings.ToLower(w); {
+		case l == "be":
+			return true
+		case auxiliaries[l] || modals[l]:
+			// "That country is ...", "That policy will be ...", and a
+			// resolution's finding ("Second. That it is the duty of the
+			// United States to demand ...") proposes nothing.
+			return false
+		}
+	}
+	return counted // "Second. That Congress sanction the scheme ..."
+}
+
+// recommendationWords bounds the words recommendation reads for the
+// item's verb.
+const recommendationWords = 30
+
+// modals are the modal verbs before a "be" that is no subjunctive.
+var modals = map[string]bool{
+	"will": true, "shall": true, "should": true, "would": true, "may": true, "might": true,
+	"must": true, "can": true, "could": true, "cannot": true, "to": true, "not": true,
+}
+
+// countedAt reports whether sentence i of a passage is a counted item of
+// a list: it opens with a list counter ("6. The passage ...") or follows
+// one standing alone ("Second." — the segmenter ends a sentence after a
+// counting word).
+func countedAt(passage string, spans []pipeline.Span, i int) bool {
+	if reCounted.MatchString(strings.TrimSpace(passage[spans[i].Start:spans[i].End])) {
+		return true
+	}
+	if i == 0 {
+		return false
+	}
+	prev := strings.TrimSpace(passage[spans[i-1].Start:spans[i-1].End])
+	return reCounted.MatchString(prev) && len(reWord.FindAllString(prev, 3)) <= 1
 }
 
 // reCounted finds a list counter opening a sentence: "3.", "IV.",

@@ -106,6 +106,39 @@ func TestRewriteRules(t *testing.T) {
 			wantSentence: "In 1890, Benjamin Harrison reported that the tariff act of 1890 provides that the duty on wool shall be 49.5 percent.",
 		},
 		{
+			// The segmenter ends a sentence after a counting word: the item
+			// follows "Second." standing alone.
+			name:   "a counted recommendation is what the speaker proposed",
+			nugget: prompts.QA{Question: "What fund for the families of deceased officers should Congress sanction?", Answer: "an annuity fund"},
+			passage: "I invite attention to the recommendations of the Secretary of War: First. That provision be made for reading matter for the Army. " +
+				"Second. That Congress sanction the scheme of an annuity fund for the benefit of the families of deceased officers.",
+			wantSupport:  "That Congress sanction the scheme of an annuity fund for the benefit of the families of deceased officers.",
+			wantSentence: "In 1890, Benjamin Harrison proposed that Congress sanction the scheme of an annuity fund for the benefit of the families of deceased officers.",
+		},
+		{
+			name:         "a recommendation in the subjunctive refers to nothing before it",
+			nugget:       prompts.QA{Question: "What building was to be erected for the preservation of valuable records?", Answer: "a fireproof building"},
+			passage:      "The passage of a joint resolution is needed. 7. That provision be made for the erection of a fireproof building for the preservation of valuable records.",
+			wantSupport:  "7. That provision be made for the erection of a fireproof building for the preservation of valuable records.",
+			wantSentence: "In 1890, Benjamin Harrison proposed that provision be made for the erection of a fireproof building for the preservation of valuable records.",
+		},
+		{
+			name:   "a resolution's finding is no recommendation",
+			nugget: prompts.QA{Question: "What did the joint resolution say it was the duty of the United States to demand of Spain?", Answer: "relinquish its authority"},
+			passage: "The resolutions read as follows: First. That the people of the island are free. " +
+				"Second. That it is the duty of the United States to demand that the Government of Spain relinquish its authority in the island.",
+			wantSupport: "Second. That it is the duty of the United States to demand that the Government of Spain relinquish its authority in the island.",
+			wantSentence: "In 1890, Benjamin Harrison reported: “That it is the duty of the United States to demand that the Government of Spain " +
+				"relinquish its authority in the island.”",
+		},
+		{
+			name:         "a counted item without a verb is quoted, not reported that",
+			nugget:       prompts.QA{Question: "Which act forbidding the use of the Army as a posse comitatus was to be repealed?", Answer: "the act of June 18, 1878"},
+			passage:      "The following measures are needed. 5. The repeal or amendment of the act of June 18, 1878, forbidding the use of the Army as a posse comitatus.",
+			wantSupport:  "5. The repeal or amendment of the act of June 18, 1878, forbidding the use of the Army as a posse comitatus.",
+			wantSentence: "In 1890, Benjamin Harrison reported: “The repeal or amendment of the act of June 18, 1878, forbidding the use of the Army as a posse comitatus.”",
+		},
+		{
 			name:   "a sentence that refers back is joined with what it refers to",
 			nugget: tariffNugget,
 			passage: "Wool prices rose. The McKinley Tariff raised duties on imports to 49.5 percent. " +

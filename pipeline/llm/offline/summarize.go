@@ -398,15 +398,24 @@ func stripHeading(s string) string {
 		opener = true
 	}
 	if !long || !startsUpper(fields[shouted]) || allCaps(fields[shouted]) && !opener {
-		// No heading; a short list number alone still goes ("(12)
-		// Legislation for the domestic use of atomic energy ...").
-		if len(fields) > 2 && isEnumerator(fields[0]) && len(strings.Trim(fields[0], "().")) <= 2 &&
+		// No heading; a short list number or a counting word alone
+		// still goes ("(12) Legislation for the domestic use of atomic
+		// energy ...", "Third. That section 1258 ... be repealed").
+		if len(fields) > 2 && (isEnumerator(fields[0]) && len(strings.Trim(fields[0], "().")) <= 2 || countingWords[strings.TrimSuffix(fields[0], ".")] && strings.HasSuffix(fields[0], ".")) &&
 			startsUpper(fields[1]) && !allCaps(fields[1]) {
 			return strings.Join(fields[1:], " ")
 		}
 		return s
 	}
 	return strings.Join(fields[shouted:], " ")
+}
+
+// countingWords count the items of a list in words, each a sentence of
+// its own after its full stop ("Second. That early action be taken
+// ...").
+var countingWords = map[string]bool{
+	"First": true, "Second": true, "Third": true, "Fourth": true, "Fifth": true,
+	"Sixth": true, "Seventh": true, "Eighth": true, "Ninth": true, "Tenth": true,
 }
 
 // headingJoiners are the short words a heading in capitals may write in
