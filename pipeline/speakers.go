@@ -154,3 +154,119 @@ var irregularPasts = map[string]bool{
 	"foresaw": true, "forbade": true, "broke": true, "spent": true, "cut": true, "left": true,
 	"fought": true, "bought": true, "sold": true, "built": true, "taught": true,
 }
+
+// ResolveSpeaker writes the speaker a request names into its facets where
+// they stand for him by a pronoun: a facet cut from "What did Clinton
+// propose on welfare? The law his plan built on, the measures he
+// proposed against parents ..." reads "Measures he proposed against
+// parents", and a reader of the report sees only the heading. When the
+// request's text (its title and problem statement) names exactly one of
+// the collection's authors (authors, AuthorLister) — by one surname,
+// however often — "he", "him" and "his" in a facet's heading and
+// description become that name as the request writes it at its shortest
+// ("Measures Clinton proposed against parents"), unless the heading
+// would grow past MaxFacetHeadingWords (its description is still
+// resolved). A request naming no author, or more than one, or a range of
+// them ("from Kennedy to Obama"), leaves the facets as they are; so does
+// a facet that names someone else ("Lincoln's Gettysburg Address and
+// his ..."). The facets are returned as a new slice.
+func ResolveSpeaker(facets []Facet, request string, authors map[string]Period) []Facet {
+	name := soleAuthorName(request, authors)
+	out := append([]Facet(nil), facets...)
+	if name == "" {
+		return out
+	}
+	for i, f := range out {
+		if h := resolvePronouns(f.Heading, name); h != f.Heading && len(strings.Fields(h)) <= MaxFacetHeadingWords && len(SpeakersNamedAny(f.Heading, authors)) == 0 {
+			out[i].Heading = h
+		}
+		if len(SpeakersNamedAny(f.Description, authors)) == 0 {
+			out[i].Description = resolvePronouns(f.Description, name)
+		}
+	}
+	return out
+}
+
+// rePronoun finds the third-person pronouns of one man that
+// ResolveSpeaker resolves.
+var rePronoun = regexp.MustCompile(`\b(?:he|him|his)\b`)
+
+// resolvePronouns writes name for "he" and "him" and name's for "his".
+func resolvePronouns(text, name string) string {
+	return rePronoun.ReplaceAllStringFunc(text, func(p string) string {
+		if p == "his" {
+			return name + "'s"
+		}
+		return name
+	})
+}
+
+// soleAuthorName returns how text writes the one author of the
+// collection it names, at its shortest ("Clinton" of "Bill Clinton ...
+// Clinton's"); "" when it names none, more than one (by surname), or a
+// range of them.
+func soleAuthorName(text string, authors map[string]Period) string {
+	if len(authors) == 0 || len(AuthorPeriods(text, authors)) > 0 {
+		return ""
+	}
+	shortest, surname := "", ""
+	for _, written := range namesWritten(text, authors) {
+		words := nameWords(written)
+		last := words[len(words)-1]
+		if surname != "" && last != surname {
+			return ""
+		}
+		surname = last
+		if shortest == "" || len(written) < len(shortest) {
+			shortest = written
+		}
+	}
+	return shortest
+}
+
+// SpeakersNamedAny returns the collection's authors text names at all,
+// as speakers or not (a name as SpeakersNamed reads it, whatever stands
+// around it), sorted.
+func SpeakersNamedAny(text string, authors map[string]Period) []string {
+	seen := map[string]bool{}
+	for _, written := range namesWritten(text, authors) {
+		for _, a := range authorsNamed(written, authors) {
+			seen[a] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for a := range seen {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// namesWritten returns the names of the collection's authors as text
+// writes them, possessive ending removed, in order: each run of
+// capitalised words that fits an author, the first word of a line left
+// out when the rest fits alone ("Help Clinton").
+func namesWritten(text string, authors map[string]Period) []string {
+	if len(authors) == 0 {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		for _, m := range reNameRun.FindAllStringSubmatchIndex(line, -1) {
+			name := line[m[2]:m[3]]
+			if i := possessiveWord(name); i >= 0 {
+				name = name[:i]
+			}
+			name = strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s")
+			if len(authorsNamed(name, authors)) == 0 {
+				_, rest, ok := strings.Cut(name, " ")
+				if !ok || len(authorsNamed(rest, authors)) == 0 {
+					continue
+				}
+				name = rest
+			}
+			out = append(out, name)
+		}
+	}
+	return out
+}

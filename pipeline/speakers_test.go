@@ -57,3 +57,44 @@ func TestSpeakersNamed(t *testing.T) {
 		t.Errorf("without authors: %v, want none", got)
 	}
 }
+
+func TestResolveSpeaker(t *testing.T) {
+	authors := map[string]Period{"Ronald Reagan": {From: 1982, To: 1988}, "Abraham Lincoln": {From: 1861, To: 1864}}
+	for k, v := range presidents {
+		authors[k] = v
+	}
+	facets := []Facet{
+		{Heading: "Measures he proposed against parents", Description: "The measures he proposed against parents who did not pay and what he later reported"},
+		{Heading: "Law his welfare plan built on", Description: "The law his welfare plan built on"},
+		{Heading: "Lincoln's words and his hopes", Description: "Lincoln's words and his hopes"},
+		{Heading: "Other findings", Description: "anything else"},
+	}
+	got := ResolveSpeaker(facets, "Clinton and welfare reform\nWhat did Bill Clinton ask of Congress on welfare, and what did Clinton report?", authors)
+	want := []Facet{
+		{Heading: "Measures Clinton proposed against parents", Description: "The measures Clinton proposed against parents who did not pay and what Clinton later reported"},
+		{Heading: "Law Clinton's welfare plan built on", Description: "The law Clinton's welfare plan built on"},
+		{Heading: "Lincoln's words and his hopes", Description: "Lincoln's words and his hopes"}, // names someone else
+		{Heading: "Other findings", Description: "anything else"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ResolveSpeaker (-want +got):\n%s", diff)
+	}
+	if facets[0].Heading != "Measures he proposed against parents" {
+		t.Errorf("ResolveSpeaker changed its argument: %q", facets[0].Heading)
+	}
+	// Two speakers, a range, or none: "he" could be either, so it stays.
+	for _, request := range []string{
+		"What did Clinton and Reagan say about welfare?",
+		"Welfare from Kennedy to Obama",
+		"Welfare reform in the addresses",
+	} {
+		if got := ResolveSpeaker(facets, request, authors); got[0].Heading != facets[0].Heading {
+			t.Errorf("ResolveSpeaker(%q) = %q, want the heading as it was", request, got[0].Heading)
+		}
+	}
+	// A heading that would grow past its bound keeps its pronoun.
+	long := []Facet{{Heading: "Cuts he made to the programs he inherited", Description: "d"}}
+	if got := ResolveSpeaker(long, "What did Lyndon B. Johnson cut?", authors); got[0].Heading != long[0].Heading {
+		t.Errorf("long heading = %q, want it as it was", got[0].Heading)
+	}
+}

@@ -555,8 +555,15 @@ func (r *run) facets(ctx context.Context) ([]pipeline.Facet, error) {
 		r.problem("%s: the request's facets could not be read, so the report's sentences are not grouped under headings%s", stage, more)
 		return nil, nil
 	}
-	r.facetList = out.Facets
-	return out.Facets, nil
+	// A facet that stands for the speaker the request names by "he" or
+	// "his" names him (pipeline.ResolveSpeaker), so that its heading
+	// reads alone and it holds his documents (facetMatcher).
+	authors, err := r.collectionAuthors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.facetList = pipeline.ResolveSpeaker(out.Facets, r.req.AskedTitle()+"\n"+r.req.Asked(), authors)
+	return r.facetList, nil
 }
 
 // nuggetAbout is what each kept nugget is about, for matching it to a

@@ -239,3 +239,32 @@ func TestFacetPassagesOfTheNamedSpeaker(t *testing.T) {
 		t.Errorf("without authors, facet passages %+v: want the passage with more of the facet's words (d1) first", hits)
 	}
 }
+
+// TestFacetsNameTheSpeaker: the facets a run reads say who a pronoun
+// stands for when the request names one author of the collection
+// (pipeline.ResolveSpeaker), in the report's facets and its headings.
+func TestFacetsNameTheSpeaker(t *testing.T) {
+	c := authoredCorpus{passageCorpus: facetCorpus(), authors: map[string]pipeline.Period{"James Madison": {From: 1809, To: 1817}}}
+	for id, d := range c.docs {
+		d.Metadata = map[string]string{"author": "James Madison", "date": "1815-02-20"}
+		c.docs[id] = d
+	}
+	e := newEngine(nil, &scripted{nuggets: ghentDocNuggets, calls: map[pipeline.Task]int{}, facets: []pipeline.Facet{
+		{Heading: "Treaty he signed", Description: "the treaty he signed"},
+		{Heading: "Ratification", Description: "when the Senate ratified the Treaty of Ghent"},
+	}})
+	e.Searcher, e.Store = c, c
+	req := pipeline.Request{ID: "r3", Title: "Madison and the Treaty of Ghent", ProblemStatement: "When did Madison sign the Treaty of Ghent, and when was it ratified?", Limit: 1000}
+	rep, err := e.Generate(context.Background(), req, pipeline.DefaultSettings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Facets) != 2 || rep.Facets[0].Heading != "Treaty Madison signed" || rep.Facets[0].Description != "the treaty Madison signed" {
+		t.Errorf("facets %+v: want the first to name Madison", rep.Facets)
+	}
+	for _, s := range rep.Sentences {
+		if s.Facet == "Treaty he signed" {
+			t.Errorf("sentence %q under the unresolved heading", s.Text)
+		}
+	}
+}

@@ -58,8 +58,9 @@ import (
 // that names its speakers ("the help Clinton sought") draws its passages
 // from their documents and holds no other author's sentence, in
 // grouping, the facets' turns, the facet words and the fill's claim
-// nuggets (pipeline.SpeakersNamed).
-const Version = "crucible-pipeline-v21"
+// nuggets (pipeline.SpeakersNamed). v22 (session 37): a facet's "he" or
+// "his" names the one speaker the request names (pipeline.ResolveSpeaker).
+const Version = "crucible-pipeline-v22"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
