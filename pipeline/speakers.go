@@ -1,8 +1,9 @@
 package pipeline
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -92,12 +93,7 @@ func SpeakersNamed(text string, authors map[string]Period) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(named))
-	for a := range named {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(named))
 }
 
 // within reports whether [start, end) lies inside one of the mentions.
@@ -234,12 +230,7 @@ func SpeakersNamedAny(text string, authors map[string]Period) []string {
 			seen[a] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for a := range seen {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // namesWritten returns the names of the collection's authors as text
