@@ -27,9 +27,9 @@ var reNameRun = regexp.MustCompile(`(` + authorName + `)(?:\s+([\p{L}]+))?`)
 // ("reported by Madison", "created under Eisenhower"). A name in a range
 // of speakers ("from Kennedy to Obama") names a period, not a speaker;
 // a name as a place or a thing ("at Washington", "the Monroe Doctrine",
-// "Grant of land") names no speaker. A line's first word may be
-// capitalised only for opening it ("Help Clinton sought"): the name is
-// then read without it. A name that fits several authors ("Johnson",
+// "Grant of land") names no speaker. A capitalised word before a name
+// that opens the line or names something else ("Help Clinton sought",
+// "with Mexico Coolidge reported") is read apart from it. A name that fits several authors ("Johnson",
 // "Roosevelt") names each of them.
 func SpeakersNamed(text string, authors map[string]Period) []string {
 	if len(authors) == 0 {
@@ -60,11 +60,16 @@ func SpeakersNamed(text string, authors map[string]Period) []string {
 				name, possessive = name[:i], true
 			}
 			found := authorsNamed(name, authors)
-			if len(found) == 0 && strings.TrimSpace(line[:start]) == "" {
-				// The line's first word opens it: "Help Clinton sought".
-				if _, rest, ok := strings.Cut(name, " "); ok {
-					found = authorsNamed(rest, authors)
+			for rest := name; len(found) == 0; {
+				// A capitalised word before the name opens the line
+				// ("Help Clinton sought") or names something else ("the
+				// difference with Mexico Coolidge reported"): the name
+				// is read without it.
+				var ok bool
+				if _, rest, ok = strings.Cut(rest, " "); !ok {
+					break
 				}
+				found = authorsNamed(rest, authors)
 			}
 			if len(found) == 0 {
 				continue

@@ -31,6 +31,9 @@ func TestSpeakersNamed(t *testing.T) {
 		{"Agency and the law created under Eisenhower", []string{"Dwight D Eisenhower"}},
 		{"New federal bodies Eisenhower and Lyndon Johnson proposed", []string{"Dwight D Eisenhower", "Lyndon B Johnson"}},
 		{"Reagan's Strategic Defense Initiative", []string{"Ronald Reagan"}},
+		// A capitalised word that names something else before the name.
+		{"Cause of the difference with Mexico Hoover reported", []string{"Herbert Hoover"}},
+		{"Treaty with Spain Monroe's envoys signed", []string{"James Monroe"}},
 		// A heading and its description, each a line.
 		{"Reasons\nThe reasons Obama gave for the freeze", []string{"Barack Obama"}},
 		// A name that fits two authors names both.

@@ -60,7 +60,11 @@ import (
 // grouping, the facets' turns, the facet words and the fill's claim
 // nuggets (pipeline.SpeakersNamed). v22 (session 37): a facet's "he" or
 // "his" names the one speaker the request names (pipeline.ResolveSpeaker).
-const Version = "crucible-pipeline-v22"
+// v23 (session 38): a name the title writes ("Mexico") anchors the
+// subject at a lift of two (titleAnchorMinLift), and a speaker's name
+// after another capitalised word ("with Mexico Coolidge reported") is
+// read (pipeline.SpeakersNamed).
+const Version = "crucible-pipeline-v23"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

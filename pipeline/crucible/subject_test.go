@@ -367,6 +367,53 @@ func TestSubjectStrongAnchors(t *testing.T) {
 	}
 }
 
+// A name the title writes ("Mexico") anchors the subject at a lower lift
+// than other terms: a request of many parts draws best passages on each
+// part, and a name the collection speaks of often is diluted among them.
+// A word the title opens with, or writes in lower case, is held to the
+// common bound, and a collection with no anchor by that bound still
+// falls back on its rarest terms.
+func TestSubjectNameTheTitleWrites(t *testing.T) {
+	best := append(append(append(repeat("mexico and trade rose", 13), repeat("the visas fell", 3)...),
+		repeat("relations with canada were good", 13)...), repeat("nothing of note", 71)...)
+	df := fakeDocFreq(map[string]int{"mexico": 44, "relations": 44, "visas": 1, "trade": 90, "rose": 80, "fell": 100,
+		"canada": 44, "good": 300, "nothing": 300, "note": 300, "were": 500, "with": 900, "and": 990})
+	req := pipeline.Request{
+		Title:            "Relations with Mexico and Canada, 1927-2008",
+		ProblemStatement: "Describe the fall in visas and the trade that rose.",
+	}
+	s, err := newSubject(context.Background(), req, best, words, df, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.anchors["mexico"] || !s.strong["mexico"] || !s.anchors["canada"] {
+		t.Fatalf("anchors %v strong %v: the names the title writes (lift 2.95) should anchor it", s.anchors, s.strong)
+	}
+	if s.anchors["relations"] || s.anchors["trade"] {
+		t.Fatalf("anchors %v: the title's opening word and a problem statement's word need the common lift", s.anchors)
+	}
+	if !s.speaks("Trade with Mexico rose by almost 60 percent.", false, false) {
+		t.Error("a sentence on trade with Mexico does not speak of the subject")
+	}
+	if s.speaks("Trade rose by almost 60 percent.", false, false) {
+		t.Error("a sentence without the name speaks of the subject")
+	}
+
+	// The name the only anchor, and that by the lower bound: the rarest
+	// terms the best passages use anchor the subject too, as they would
+	// without it.
+	req = pipeline.Request{Title: "Federal spending after the Civil War", ProblemStatement: "Describe how the expenditures fell."}
+	best = append(append(repeat("the civil war ended", 12), repeat("the expenditures fell", 60)...), repeat("nothing of note", 28)...)
+	df = fakeDocFreq(map[string]int{"civil": 40, "war": 160, "ended": 150, "expenditures": 200, "fell": 100, "federal": 300,
+		"spending": 120, "nothing": 300, "note": 300})
+	if s, err = newSubject(context.Background(), req, best, words, df, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !s.anchors["civil"] || !s.anchors["fell"] || !s.words["expenditures"] {
+		t.Fatalf("anchors %v words %v: want civil (the title's name), fell (the fallback's rarest) and expenditures a word", s.anchors, s.words)
+	}
+}
+
 func TestSubjectOtherName(t *testing.T) {
 	best := append(append(repeat("north korea and its nuclear program", 20), repeat("iran and uranium enrichment", 20)...), repeat("nothing of note", 60)...)
 	df := fakeDocFreq(map[string]int{"korea": 20, "north": 200, "iran": 20, "nuclear": 30, "uranium": 5, "enrich": 5, "agreement": 40})
