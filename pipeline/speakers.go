@@ -23,7 +23,8 @@ var reNameRun = regexp.MustCompile(`(` + authorName + `)(?:\s+([\p{L}]+))?`)
 // AuthorLister gives them) that text names as speakers, sorted: a name
 // written in the possessive ("Reagan's aim"), before a verb in the past
 // ("the help Clinton sought", "the squeeze Carter described", "bodies
-// Eisenhower and Lyndon Johnson proposed") or after "by" or "under"
+// Eisenhower and Lyndon Johnson proposed") or an auxiliary ("Obama did
+// not want", "George W. Bush would host") or after "by" or "under"
 // ("reported by Madison", "created under Eisenhower"). A name in a range
 // of speakers ("from Kennedy to Obama") names a period, not a speaker;
 // a name as a place or a thing ("at Washington", "the Monroe Doctrine",
@@ -81,7 +82,7 @@ func SpeakersNamed(text string, authors map[string]Period) []string {
 			before := lastWord(line[:start])
 			runs = append(runs, run{
 				authors: found,
-				speaks:  possessive || pastVerb(next) || before == "by" || before == "under",
+				speaks:  possessive || pastVerb(next) || auxiliaries[next] || before == "by" || before == "under",
 				joins:   next == "and" || next == "or",
 			})
 		}
@@ -141,6 +142,16 @@ func pastVerb(w string) bool {
 		return true
 	}
 	return irregularPasts[w]
+}
+
+// auxiliaries are the auxiliary verbs a facet writes after a speaker's
+// name before the verb of what he did or meant to do ("the city where
+// George W. Bush would host", "weapons Obama did not want", "the course
+// Jackson had recommended"). Not "was" or "were": "Washington was
+// chosen" names a place.
+var auxiliaries = map[string]bool{
+	"would": true, "will": true, "could": true, "should": true, "might": true,
+	"had": true, "has": true, "did": true, "does": true,
 }
 
 // irregularPasts are irregular past tenses a facet writes after a

@@ -34,6 +34,11 @@ func TestSpeakersNamed(t *testing.T) {
 		// A capitalised word that names something else before the name.
 		{"Cause of the difference with Mexico Hoover reported", []string{"Herbert Hoover"}},
 		{"Treaty with Spain Monroe's envoys signed", []string{"James Monroe"}},
+		// A name before an auxiliary verb.
+		{"City where George W. Bush would host", []string{"George W Bush"}},
+		{"Weapons Obama did not want to keep paying", []string{"Barack Obama"}},
+		{"Course Jackson had recommended for the claims", []string{"Andrew Jackson"}},
+		{"Why Hoover and Carter would not recognize it", []string{"Herbert Hoover", "Jimmy Carter"}},
 		// A heading and its description, each a line.
 		{"Reasons\nThe reasons Obama gave for the freeze", []string{"Barack Obama"}},
 		// A name that fits two authors names both.
@@ -47,6 +52,7 @@ func TestSpeakersNamed(t *testing.T) {
 		{"Tributes to Washington", nil},
 		{"The Hoover Dam", nil},
 		{"Reasons given for continuing it", nil},
+		{"How Washington was chosen for the capital", nil},
 	} {
 		got := SpeakersNamed(tc.text, authors)
 		if len(got) == 0 {

@@ -63,8 +63,9 @@ import (
 // v23 (session 38): a name the title writes ("Mexico") anchors the
 // subject at a lift of two (titleAnchorMinLift), and a speaker's name
 // after another capitalised word ("with Mexico Coolidge reported") is
-// read (pipeline.SpeakersNamed).
-const Version = "crucible-pipeline-v23"
+// read (pipeline.SpeakersNamed). v24 (session 38): so is a name before
+// an auxiliary verb ("the city where George W. Bush would host").
+const Version = "crucible-pipeline-v24"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
