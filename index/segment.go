@@ -360,7 +360,11 @@ func segOpener(r rune) bool {
 // two consecutive words separated by white space without a paragraph break.
 func segEndsSentence(word, next string) bool {
 	if c := word[len(word)-1]; c < utf8.RuneSelf && !segASCIIEnd[c] {
-		return false // fast path: most words end in a letter, digit or comma
+		// Fast path: most words end in a letter, digit or comma. A page
+		// reference before a word that opens sentences ("The", "I")
+		// ends a printed edition's running head left in the text ("...
+		// vol. 9, p.6667 The Naval Militia ...").
+		return c >= '0' && c <= '9' && segPageRef(word) && segStarter(next)
 	}
 	t := strings.TrimRightFunc(word, segCloser)
 	if t == "" {
@@ -405,6 +409,26 @@ func segEndsSentence(word, next string) bool {
 		return false
 	case segBeforeNumber[lower] && segStartsWithDigit(next):
 		return false
+	}
+	return true
+}
+
+// segPageRef reports whether word is a page reference: "p." or "pp."
+// and digits, with "-" or "–" between two numbers ("p.6667", "pp.12-14").
+func segPageRef(word string) bool {
+	rest, ok := strings.CutPrefix(word, "p.")
+	if !ok {
+		if rest, ok = strings.CutPrefix(word, "pp."); !ok {
+			return false
+		}
+	}
+	if rest == "" || rest[0] < '0' || rest[0] > '9' {
+		return false
+	}
+	for _, r := range rest {
+		if (r < '0' || r > '9') && r != '-' && r != '–' {
+			return false
+		}
 	}
 	return true
 }

@@ -148,6 +148,13 @@ func TestSentences(t *testing.T) {
 			want: []string{"I appointed the Hons. Shelby M. Cullom and John T. Morgan.", "They went."},
 		},
 		{
+			// Roosevelt, 1901: a printed edition's running head left in
+			// the text ends before the sentence it ran into.
+			name: "page reference before a sentence's first word",
+			text: "the best ships. Messages and Papers of the Presidents, Theodore Roosevelt, vol. 9, p.6667 The Naval Militia forces are State organizations. See pp.12-14 for the figures, and p.5 of the report.",
+			want: []string{"the best ships.", "Messages and Papers of the Presidents, Theodore Roosevelt, vol. 9, p.6667", "The Naval Militia forces are State organizations.", "See pp.12-14 for the figures, and p.5 of the report."},
+		},
+		{
 			name: "abbreviations before numbers",
 			text: "See No. 5 on the list. It was signed on Jan. 15 of that year.",
 			want: []string{"See No. 5 on the list.", "It was signed on Jan. 15 of that year."},
