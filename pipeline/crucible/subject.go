@@ -110,8 +110,9 @@ const (
 // terms in three of the best passages are anchors. When no term but a
 // name of the title is an anchor by these rules (a collection about the
 // request's subject uses its words everywhere), the two rarest request
-// terms in three of the best passages are anchors too. A request none of whose terms occurs in its best passages
-// has an empty subject, of which every text speaks.
+// terms in three of the best passages are anchors too. A request none
+// of whose terms occurs in its best passages has an empty subject, of
+// which every text speaks.
 type subject struct {
 	terms    func(string) []string
 	anchors  map[string]bool
