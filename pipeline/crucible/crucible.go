@@ -656,7 +656,7 @@ func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 	}
 	out := make([]pipeline.Candidate, 0, len(cands))
 	for _, c := range cands {
-		if r.bestPassage(c.Citation) && r.speaksOfSubject(c.Citation.DocID, c.Support) && r.namesSubject(c.Sentence) {
+		if r.mayAssemble(c) {
 			out = append(out, c)
 		}
 	}
@@ -668,6 +668,17 @@ func (r *run) onTopic(cands []pipeline.Candidate) []pipeline.Candidate {
 		r.problem("%s", msg)
 	}
 	return r.inScope(out)
+}
+
+// mayAssemble reports whether a candidate sentence passes onTopic's
+// tests: it cites one of the request's best passages, its cited text
+// speaks of the subject and the sentence names it. True when the
+// request has no subject to hold sentences to.
+func (r *run) mayAssemble(c pipeline.Candidate) bool {
+	if r.subject.empty() {
+		return true
+	}
+	return r.bestPassage(c.Citation) && r.speaksOfSubject(c.Citation.DocID, c.Support) && r.namesSubject(c.Sentence)
 }
 
 // namesSubject reports whether a report sentence, as a reader sees it,

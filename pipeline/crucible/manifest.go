@@ -64,8 +64,10 @@ import (
 // subject at a lift of two (titleAnchorMinLift), and a speaker's name
 // after another capitalised word ("with Mexico Coolidge reported") is
 // read (pipeline.SpeakersNamed). v24 (session 38): so is a name before
-// an auxiliary verb ("the city where George W. Bush would host").
-const Version = "crucible-pipeline-v24"
+// an auxiliary verb ("the city where George W. Bush would host"). v25
+// (session 39): a candidate off the request's subject no longer counts
+// towards a nugget's early stop in the scan (mayAssemble).
+const Version = "crucible-pipeline-v25"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

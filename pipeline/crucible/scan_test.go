@@ -19,8 +19,11 @@ import (
 type confidenceModel struct {
 	*scripted
 	offAnswer bool
-	mu        sync.Mutex
-	read      map[string]int // extract calls per nugget answer
+	// offSubject: in a passage marked "[x]" the answer is its second
+	// sentence, which states the answer without naming the subject.
+	offSubject bool
+	mu         sync.Mutex
+	read       map[string]int // extract calls per nugget answer
 }
 
 func (m *confidenceModel) Complete(ctx context.Context, req pipeline.ModelRequest) (pipeline.ModelResponse, error) {
@@ -37,6 +40,9 @@ func (m *confidenceModel) Complete(ctx context.Context, req pipeline.ModelReques
 	}
 	out := prompts.ExtractOutput{}
 	switch {
+	case m.offSubject && strings.Contains(in.PassageText, "[x]"):
+		s := strings.TrimSpace(strings.SplitAfter(in.PassageText, ". ")[1])
+		out = prompts.ExtractOutput{Found: true, Support: s, Sentence: s, Confidence: 0.95}
 	case m.offAnswer:
 		s := strings.TrimSpace(strings.SplitAfter(in.PassageText, ". ")[1])
 		out = prompts.ExtractOutput{Found: true, Support: s, Sentence: s, Confidence: 0.95}
@@ -146,6 +152,54 @@ func TestConfidentSentencesThatMissTheAnswerDoNotStopTheScan(t *testing.T) {
 	rep = scanRun(t, m, s, 0)
 	if m.read["1890"] != 30 || rep.Settings.CalibratedThreshold != 0 {
 		t.Errorf("calibrated: read %d, threshold %g; want 30 and none", m.read["1890"], rep.Settings.CalibratedThreshold)
+	}
+}
+
+func TestSentencesOffTheSubjectDoNotStopTheScan(t *testing.T) {
+	// d1-d3, the nugget's own source first, answer with a confident
+	// sentence that states "1890" but not what the request is about;
+	// d4-d6 state the McKinley tariff's passage.
+	var docs [][]string
+	for d := 0; d < 6; d++ {
+		mark := ""
+		if d < 3 {
+			mark = " [x]"
+		}
+		docs = append(docs, []string{
+			fmt.Sprintf("The McKinley tariff passed in 1890 [c=0.90]%s. Congress adjourned late in 1890.", mark),
+			"The McKinley tariff debate went on. Duties on tin plate rose.",
+		})
+	}
+	m := &confidenceModel{scripted: &scripted{nuggets: scanNuggets()}, offSubject: true, read: map[string]int{}}
+	c := passageCorpus{newCorpus(docs...)}
+	e := newEngine(c.memCorpus, m)
+	e.Searcher = c // passages with their texts: the subject is read from them
+	s := pipeline.DefaultSettings()
+	s.ScanCandidates = 2
+	s.ConfidenceThreshold = 0.5
+	rep, err := e.Generate(context.Background(), pipeline.Request{ID: "scan", Title: "McKinley tariff",
+		ProblemStatement: "When did the McKinley tariff pass?", Limit: 600}, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first round's four passages give four confident sentences off
+	// the subject ("Congress adjourned ..."), which no report may hold:
+	// they do not stop the scan, which reads on to d4-d6 and stops there
+	// on two that name the tariff.
+	if m.read["1890"] <= scanBatch {
+		t.Fatalf("read %d passages: the scan stopped on sentences no report may hold; %+v %v", m.read["1890"], rep.Sentences, rep.Problems)
+	}
+	found := false
+	for _, sen := range rep.Sentences {
+		if strings.Contains(sen.Text, "adjourned") {
+			t.Errorf("off-subject sentence assembled: %q", sen.Text)
+		}
+		if strings.Contains(sen.Text, "McKinley tariff passed in 1890") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no sentence states the tariff's passage: %+v", rep.Sentences)
 	}
 }
 

@@ -718,7 +718,9 @@ type nuggetScan struct {
 // step 5). A nugget reads its passages in scanOrder, scanBatch at a time.
 // A full scan (Settings.FullScan) reads every passage of the report's
 // documents. Otherwise the scan stops once ScanCandidates candidates
-// state the nugget's answer with at least the threshold's confidence, or
+// state the nugget's answer with at least the threshold's confidence and
+// may be assembled (mayAssemble: a sentence off the request's subject
+// never reaches the report, so it does not end the search for one), or
 // when the promising passages (scanReach) run out. The threshold is
 // Settings.ConfidenceThreshold, or, at 0, calibrated after a first round
 // in which every nugget reads one batch (see calibrate); the run records
@@ -803,7 +805,7 @@ func (r *run) scan(ctx context.Context, kept []pipeline.Nugget, ret []pipeline.R
 		}
 		confident := 0
 		for _, c := range ns.found {
-			if c.Confidence >= threshold && r.statesAnswer(ns.n, c) {
+			if c.Confidence >= threshold && r.statesAnswer(ns.n, c) && r.mayAssemble(c) {
 				confident++
 			}
 		}
