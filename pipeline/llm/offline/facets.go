@@ -127,6 +127,14 @@ var sourceRefs = []*regexp.Regexp{
 // heading is that something.
 var howDidSources = regexp.MustCompile(`(?i)^how\s+did\s+(?:the\s+)?(?:annual\s+)?(?:messages|addresses|speeches)\b[^,;]{0,60}?\s(?:treat|describe|report|present|handle|tell|follow|explain|discuss|record)\s+`)
 
+// whatSourcesSaid asks what the sources said about something ("what
+// Cleveland's annual messages of 1885-1888 said about the Indian
+// population", "what later Presidents said about the years after an
+// armistice"): the heading is that something, when it is more than a
+// bare noun ("what the later Presidents said of the country" stays). Not
+// "what the Presidents said caused them", which asks what was said.
+var whatSourcesSaid = regexp.MustCompile(`(?i)^what\s+(?:the\s+)?(?:later\s+|earlier\s+)?(?:(?:\pL+\.?\s+){0,3}\pL+'s\s+(?:and\s+(?:\pL+\.?\s+){0,3}\pL+'s\s+)?)?(?:annual\s+)?(?:messages|addresses|speeches|presidents)\b[^,;:]{0,60}?\s(?:said|say|says|reported|told|wrote|stated)\s+(?:about|of|on|regarding|concerning)\s+`)
+
 var parenthetical = regexp.MustCompile(`\s*\([^()]*\)`)
 
 // Questions that ask whether the sources speak of something ("Are store
@@ -552,6 +560,15 @@ func headingOf(ask string) string {
 		}
 	}
 	s = howDidSources.ReplaceAllString(s, "")
+	if loc := whatSourcesSaid.FindStringIndex(s); loc != nil {
+		rest := strings.Fields(s[loc[1]:])
+		if len(rest) > 0 && articles[plainWord(rest[0])] {
+			rest = rest[1:]
+		}
+		if len(rest) >= minCutHeadingWords {
+			s = s[loc[1]:]
+		}
+	}
 	for _, re := range sourceRefs {
 		s = re.ReplaceAllString(s, "")
 	}

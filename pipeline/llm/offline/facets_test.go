@@ -231,6 +231,15 @@ func TestHeadingKeepsWhatTheAskNames(t *testing.T) {
 		// and where no clause follows the verb.
 		{"the firms he said were bringing jobs back from overseas to the Midwest", "Firms he said were bringing jobs back"},
 		{"the ships Jackson thought it wise to stop building and the renewal of the appropriation", "Ships Jackson thought it wise to stop building"},
+		// What the sources said about something is headed by that
+		// something; what they said caused something is not.
+		{"what Cleveland's annual messages of 1885-1888 said about the Indian population and its reservations", "Indian population and its reservations"},
+		{"what the addresses of 1981 to 1988 said about the arms the Soviet Union provided to proxies", "Arms the Soviet Union provided to proxies"},
+		{"what McKinley's and Theodore Roosevelt's annual messages said about the means Congress provided", "Means Congress provided"},
+		{"what later Presidents said about the years after an armistice", "Years after an armistice"},
+		{"what the messages from Hayes to McKinley said about the international conferences", "International conferences"},
+		{"what the Presidents said caused them", "What the Presidents said caused them"},
+		{"what the later Presidents said of the country", "What the later Presidents said of the country"},
 		// The next sentence of a run-on ask is no part of it.
 		{"the trade questions of the 1980s and 1990s. Give the treaties", "Trade questions of the 1980s and 1990s"},
 	}
