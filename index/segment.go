@@ -9,6 +9,7 @@ package index
 // State of the Union corpus.
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -118,7 +119,9 @@ func segWords(text string, s pipeline.Span, maxChars int) []pipeline.Span {
 // or with a dash directly before an upper-case letter or digit (a list
 // item: "... scarcity. -I shall recommend ..."); never before a lower-case
 // word ("etc. and", "Why?" he asked). It ends after
-// "。", "！" and "？" even without a following space, and at a paragraph break:
+// "。", "！" and "？" even without a following space, after a sentence
+// run into the next without one ("our planet.I have", segJoinedCuts), and
+// at a paragraph break:
 // a blank line, or a line break before a list item or table row or after a
 // "#" heading. Other line breaks are read as spaces, so hard-wrapped text
 // stays whole. After a period, these words do not end a sentence:
@@ -150,6 +153,9 @@ func Sentences(text string) []pipeline.Span {
 	// Every CJK terminator's UTF-8 encoding starts with 0xE3 or 0xEF: a
 	// text with neither byte needs no look inside its words.
 	cjk := strings.IndexByte(text, 0xE3) >= 0 || strings.IndexByte(text, 0xEF) >= 0
+	// A text that runs a sentence into the next without a space
+	// ("... from our planet.I have also imposed ...") is cut there too.
+	joined := segHasJoined(text)
 	i := 0
 	for i < len(text) {
 		gapStart := i
@@ -179,12 +185,24 @@ func Sentences(text string) []pipeline.Span {
 		// sentStart == ws holds for the first word, so prevEnd-1 is valid.
 		listStart = sentStart == ws || text[prevEnd-1] == ':'
 		prevStart = ws
-		// Cut inside the word after CJK full stops, which need no space.
-		if !cjk {
+		// Cut inside the word after CJK full stops, which need no space,
+		// and where a sentence runs into the next without one.
+		if !cjk && !joined {
 			prevEnd = i
 			continue
 		}
-		for _, cut := range segCJKCuts(word) {
+		var cuts []int
+		if cjk {
+			cuts = segCJKCuts(word)
+		}
+		if joined {
+			if more := segJoinedCuts(word); len(more) > 0 {
+				cuts = append(cuts, more...)
+				slices.Sort(cuts)
+				cuts = slices.Compact(cuts)
+			}
+		}
+		for _, cut := range cuts {
 			spans = append(spans, pipeline.Span{Start: sentStart, End: ws + cut})
 			sentStart = ws + cut
 			prevStart = ws + cut
@@ -338,6 +356,69 @@ func segCJKCuts(word string) []int {
 	}
 	return cuts
 }
+
+// segHasJoined reports whether text holds a sentence mark between a
+// lower-case and an upper-case ASCII letter ("planet.I", "forms.Each"):
+// a sentence run into the next without a space, which segJoinedCuts
+// finds inside words. Most texts hold none and skip that look.
+func segHasJoined(text string) bool {
+	for _, mark := range []byte{'.', '?', '!'} {
+		for i := 0; ; {
+			j := strings.IndexByte(text[i:], mark)
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			if i >= 2 && i < len(text) && segLowerASCII(text[i-2]) && text[i] >= 'A' && text[i] <= 'Z' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// segJoinedCuts returns the byte offsets inside word (never 0 or
+// len(word)) where a sentence run into the next without a space ends:
+// after ".", "?" or "!" (and any closing marks) that follow two
+// lower-case ASCII letters and precede an upper-case ASCII letter that
+// opens a word of letters ("planet.I", "forms.Each", "free?\"We",
+// "collapsing.One-third"), when
+// segEndsSentence would end a sentence there had a space been written.
+// Titles ("Gov.Brown"), initials ("U.S.A"), decimals and domain names
+// ("example.com") are no cuts.
+func segJoinedCuts(word string) []int {
+	var cuts []int
+	start := 0
+	for i := 2; i < len(word)-1; i++ {
+		c := word[i]
+		if c != '.' && c != '?' && c != '!' || !segLowerASCII(word[i-1]) || !segLowerASCII(word[i-2]) {
+			continue
+		}
+		j := i + 1
+		for j < len(word) && (word[j] == '"' || word[j] == '\'' || word[j] == ')') {
+			j++
+		}
+		if j >= len(word) || word[j] < 'A' || word[j] > 'Z' {
+			continue
+		}
+		k := j + 1
+		for k < len(word) && (segLowerASCII(word[k]) || word[k] == '\'' || word[k] == '-') {
+			k++
+		}
+		if k < len(word) && !strings.ContainsRune(",;:.?!\")'", rune(word[k])) {
+			continue // "planet.IBM-made": no word of letters follows
+		}
+		if !segEndsSentence(word[start:j], word[j:]) {
+			continue
+		}
+		cuts = append(cuts, j)
+		start = j
+	}
+	return cuts
+}
+
+// segLowerASCII reports whether c is a lower-case ASCII letter.
+func segLowerASCII(c byte) bool { return c >= 'a' && c <= 'z' }
 
 // segCJKTerminal reports whether r ends a sentence in Chinese or Japanese.
 func segCJKTerminal(r rune) bool {

@@ -265,9 +265,21 @@ func TestSentences(t *testing.T) {
 			want: []string{"这是第一句。", "这是第二句！", "「你好。」", "他说。"},
 		},
 		{
-			name: "period without space is not a break",
-			text: "Visit example.com today.Really. Yes.",
-			want: []string{"Visit example.com today.Really.", "Yes."},
+			name: "a domain name is not a break",
+			text: "Visit example.com today. Yes.",
+			want: []string{"Visit example.com today.", "Yes."},
+		},
+		{
+			// The 2017 address in the demo corpus runs 71 sentences into
+			// the next this way.
+			name: "a sentence run into the next without a space",
+			text: "We will extinguish this vile enemy from our planet.I have also imposed sanctions.Finally, I kept my promise.One-third agreed. Was it free?\"We think so.\" Done.",
+			want: []string{"We will extinguish this vile enemy from our planet.", "I have also imposed sanctions.", "Finally, I kept my promise.", "One-third agreed.", "Was it free?\"", "We think so.\"", "Done."},
+		},
+		{
+			name: "titles, initials, decimals and mixed case run together are no breaks",
+			text: "Gov.Brown and Mr.Smith met in Washington,D.C.Today the U.S.A. grew 3.5 percent on iPhone.IBM-made parts and e.g.The rest.",
+			want: []string{"Gov.Brown and Mr.Smith met in Washington,D.C.Today the U.S.A. grew 3.5 percent on iPhone.IBM-made parts and e.g.The rest."},
 		},
 		{
 			name: "invalid UTF-8 bytes are characters",
