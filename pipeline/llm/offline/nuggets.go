@@ -844,6 +844,7 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 			}
 		}
 	}
+	kp = lowerArticle(kp)
 	var q string
 	switch f.kind {
 	case factYear:
@@ -874,6 +875,19 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 		return topicQuestion(f, topic)
 	}
 	return fmt.Sprintf(q, kp)
+}
+
+// lowerArticle lower-cases the article opening a phrase taken from a
+// sentence's start ("The crime bill", "The START II treaty"), which
+// stands inside a question ("What year is given for the crime bill?");
+// "The Hague" keeps its capital.
+func lowerArticle(phrase string) string {
+	for _, a := range []string{"The ", "A ", "An "} {
+		if rest, ok := strings.CutPrefix(phrase, a); ok && !strings.HasPrefix(rest, "Hague") {
+			return strings.ToLower(a) + rest
+		}
+	}
+	return phrase
 }
 
 // mentionQuestion asks for a name by what kind of name it is: "Which

@@ -55,6 +55,8 @@ func TestNuggetQuestionsRestateTheClause(t *testing.T) {
 			{Question: "What year is given for the tariff bill?", Answer: "1890"}}},
 		{"modifier year is not asked in place", "The 1890 census counted 62 million people.", []prompts.QA{
 			{Question: "How many people did the 1890 census count?", Answer: "62 million people"}}},
+		{"a phrase from the sentence's start keeps no capital article", "The crime bill of 1994 was signed into law by the President.", []prompts.QA{
+			{Question: "What year is given for the crime bill?", Answer: "1994"}}},
 		{"a clause opened by whereas gives a template", "Whereas the Congress of the United States, by its joint resolution of April 20, 1898, declared the island free.", []prompts.QA{
 			{Question: "What date is given for the joint resolution?", Answer: "April 20, 1898"}}},
 		{"a number opens a subject", "And in the 1970's three American Presidents negotiated with the Soviet leaders.", []prompts.QA{

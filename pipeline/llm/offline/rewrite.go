@@ -636,7 +636,14 @@ var (
 // proposal outranks an opinion, which outranks the speaker's own account
 // and a claim of others.
 func classify(s string) stance {
-	words := reWord.FindAllString(s, -1)
+	locs := reWord.FindAllStringIndex(s, -1)
+	words := make([]string, len(locs))
+	// clauseOpens[k]: a comma, semicolon or colon stands before word k.
+	clauseOpens := make([]bool, len(locs))
+	for k, l := range locs {
+		words[k] = s[l[0]:l[1]]
+		clauseOpens[k] = k > 0 && strings.ContainsAny(s[locs[k-1][1]:l[0]], ",;:")
+	}
 	if exhortation(words) {
 		return stanceProposal
 	}
@@ -666,10 +673,10 @@ func classify(s string) stance {
 				proposal = true
 			}
 		case normativeWords[l]:
-			if !instrumentContent(words, i) && !(i == 0 && l == "should") && !mustHaveBeen(words, i) {
+			if !instrumentContent(words, i) && !(i == 0 && l == "should") && !mustHaveBeen(words, i) && !conditionalModal(words, clauseOpens, i) {
 				// Not a law's or a treaty's terms ("The act provides that
 				// the militia shall ..."), nor a condition ("Should the
-				// war be continued, ...").
+				// war be continued, ...", "if the war should continue").
 				normative = true
 			}
 		case opinionWords[l]:
@@ -736,15 +743,53 @@ var instrumentWords = setOf(strings.Fields(`provide provides provided providing 
 	decree decrees decreed prescribe prescribes prescribed requirement requirements provision provisions
 	stipulation stipulations`))
 
-// mustHaveBeen reports whether the modal at i infers rather than calls
-// for something: "must have been", "must have passed".
+// mustHaveBeen reports whether the modal at i infers, or says what ought
+// to have happened, rather than calls for something: "must have been",
+// "must have passed", "the debt should have been reduced by $518,361,806.28",
+// "ought to have been paid". "We must have a space station" calls for one.
 func mustHaveBeen(words []string, i int) bool {
-	if strings.ToLower(words[i]) != "must" || i+2 >= len(words) || strings.ToLower(words[i+1]) != "have" {
+	l := strings.ToLower(words[i])
+	if l != "must" && l != "should" && l != "ought" {
 		return false
 	}
-	next := strings.ToLower(words[i+2])
+	j := i + 1
+	if l == "ought" && j < len(words) && strings.ToLower(words[j]) == "to" {
+		j++
+	}
+	if j+1 >= len(words) || strings.ToLower(words[j]) != "have" {
+		return false
+	}
+	next := strings.ToLower(strings.TrimRight(words[j+1], ",;:."))
 	return next == "been" || strings.HasSuffix(next, "ed")
 }
+
+// conditionalModal reports whether "should" at i is in a condition ("In
+// case prizes should be made of American vessels, ...", "if the war
+// should continue"): "if", "unless", "lest" or "in case" before it in its
+// clause (no comma, semicolon or colon between: clauseOpens), within
+// conditionReach words.
+func conditionalModal(words []string, clauseOpens []bool, i int) bool {
+	if strings.ToLower(words[i]) != "should" {
+		return false
+	}
+	for j := i - 1; j >= 0 && i-j <= conditionReach; j-- {
+		w := strings.ToLower(words[j])
+		if clauseOpens[j+1] {
+			return false
+		}
+		switch {
+		case w == "if" || w == "unless" || w == "lest":
+			return true
+		case w == "case" && j > 0 && strings.ToLower(words[j-1]) == "in":
+			return true
+		}
+	}
+	return false
+}
+
+// conditionReach is how many words before a "should" its condition's
+// opening word may be.
+const conditionReach = 10
 
 // instrumentFillers may stand between such a verb and its "that" ("declares
 // in substance that").

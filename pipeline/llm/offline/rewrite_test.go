@@ -523,6 +523,14 @@ func TestClassify(t *testing.T) {
 		{"There are pending before Congress a large number of bills proposing to grant privileges of erecting dams.", stanceFact},
 		{"The requirement that live cattle must be slaughtered at the docks dates from 1879.", stanceFact},
 		{"The loss must have been considerable.", stanceFact},
+		// What ought to have happened, and a condition (Hayes, 1878; Polk,
+		// 1846).
+		{"By its terms the public debt should have been reduced by $518,361,806.28.", stanceFact},
+		{"The bonds ought to have been paid in coin.", stanceFact},
+		{"In case prizes should be made of American vessels, the utmost vigilance will be exerted by the squadron.", stanceFact},
+		{"If the war should continue, I recommend a further loan.", stanceProposal},
+		{"The Congress should have the power to regulate it.", stanceProposal},
+		{"If the war continues, the Congress should act.", stanceProposal},
 		{"We must have a manned space station.", stanceProposal},
 		{"We are proposing a new program.", stanceProposal},
 		// A trust and a claim named as things are no opinion and no
