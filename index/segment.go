@@ -379,13 +379,13 @@ func segHasJoined(text string) bool {
 
 // segJoinedCuts returns the byte offsets inside word (never 0 or
 // len(word)) where a sentence run into the next without a space ends:
-// after ".", "?" or "!" (and any closing marks) that follow two
-// lower-case ASCII letters and precede an upper-case ASCII letter that
-// opens a word of letters ("planet.I", "forms.Each", "free?\"We",
-// "collapsing.One-third"), when
-// segEndsSentence would end a sentence there had a space been written.
-// Titles ("Gov.Brown"), initials ("U.S.A"), decimals and domain names
-// ("example.com") are no cuts.
+// after ".", "?" or "!" (and any closing quote or bracket) that follows
+// two lower-case ASCII letters and precedes an upper-case ASCII letter
+// opening a word of letters ("planet.I", "forms.Each", "free?\"We",
+// "collapsing.One-third"), where segEndsSentence would end a sentence
+// had a space been written. Titles ("Gov.Brown"), initials and acronyms
+// ("D.C.Today", "U.S.A"), decimals and domain names ("example.com") are
+// no cuts.
 func segJoinedCuts(word string) []int {
 	var cuts []int
 	start := 0

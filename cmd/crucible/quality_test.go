@@ -486,6 +486,14 @@ var goldSets = []goldSet{
 	// baseline's 22, vital recall 0.479 against 0.250, and 0.907 on topic
 	// against 0.905 (testdata/eval/README.md).
 	{"sotu82 (held out)", "sotu82-requests.jsonl", "sotu82-nuggets.jsonl", "sotu82-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu83 (naval power and arms limitation, civil rights and the
+	// franchise, crime and law enforcement): its blind first run
+	// (session 40, crucible-pipeline-v25) gave the engine 45 facts
+	// against the lead baseline's 24, vital recall 0.542 against 0.292,
+	// and 0.763 on topic against 0.647; after session 41's readability
+	// changes (offline-v63) 45 facts and 0.757 on topic
+	// (testdata/eval/README.md).
+	{"sotu83 (held out)", "sotu83-requests.jsonl", "sotu83-nuggets.jsonl", "sotu83-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
