@@ -650,13 +650,17 @@ func classify(s string) stance {
 	person, proposal, normative, opinion, reported, mentioned, speaks := false, false, false, false, false, false, false
 	for i, w := range words {
 		l := strings.ToLower(w)
+		// A pronoun's contraction is the pronoun: "we've", "I'm",
+		// "you're".
+		bare := bareWord(w)
+		pronoun := strings.ToLower(bare)
 		switch {
-		case l == "i":
+		case pronoun == "i":
 			// "I" in capitals is the speaker, except as a numeral.
-			if w == "I" && !(i > 0 && romanNumeralBefore[strings.ToLower(words[i-1])]) {
+			if bare == "I" && !(i > 0 && romanNumeralBefore[strings.ToLower(words[i-1])]) {
 				person, speaks = true, true
 			}
-		case l == "we" || (l == "me" || l == "us") && i > 0 && strings.ToLower(words[i-1]) == "by":
+		case pronoun == "we" || (l == "me" || l == "us") && i > 0 && strings.ToLower(words[i-1]) == "by":
 			// "we", and the agent of a passive: "as recommended by me".
 			person, speaks = true, true
 		case l == "us":
@@ -664,7 +668,7 @@ func classify(s string) stance {
 			if w != "US" {
 				person = true
 			}
-		case personWords[l]:
+		case personWords[pronoun]:
 			person = true
 		case proposalWords[l]:
 			if mentionsProposal(words, i) {

@@ -523,6 +523,12 @@ func TestClassify(t *testing.T) {
 		{"There are pending before Congress a large number of bills proposing to grant privileges of erecting dams.", stanceFact},
 		{"The requirement that live cattle must be slaughtered at the docks dates from 1879.", stanceFact},
 		{"The loss must have been considerable.", stanceFact},
+		// A pronoun's contraction is the speaker as the pronoun is
+		// (Clinton, 1998; Biden, 2021).
+		{"Under the leadership of Vice President Gore, we've reduced the Federal payroll by 300,000 workers.", stanceSpeaker},
+		{"For too long, we’ve failed to use the most important word.", stanceSpeaker},
+		{"I'm pleased to report that the deficit fell.", stanceSpeaker},
+		{"It's a fact that the deficit fell.", stanceFact},
 		// What ought to have happened, and a condition (Hayes, 1878; Polk,
 		// 1846).
 		{"By its terms the public debt should have been reduced by $518,361,806.28.", stanceFact},
