@@ -670,6 +670,11 @@ func classify(s string) stance {
 			}
 		case personWords[pronoun]:
 			person = true
+		case l == "call" && i+1 < len(words) && (strings.EqualFold(words[i+1], "on") || strings.EqualFold(words[i+1], "upon")) &&
+			speakerBefore(words, i):
+			// "I call on Congress to pass ...", "Tonight, I call upon
+			// parents to ...".
+			proposal = true
 		case proposalWords[l]:
 			if mentionsProposal(words, i) {
 				mentioned = true
@@ -677,15 +682,20 @@ func classify(s string) stance {
 				proposal = true
 			}
 		case normativeWords[l]:
-			if !instrumentContent(words, i) && !(i == 0 && l == "should") && !mustHaveBeen(words, i) && !conditionalModal(words, clauseOpens, i) {
+			if !instrumentContent(words, i) && !(i == 0 && l == "should") && !mustHaveBeen(words, i) &&
+				!conditionalModal(words, clauseOpens, i) && !futureShall(words, i) {
 				// Not a law's or a treaty's terms ("The act provides that
 				// the militia shall ..."), nor a condition ("Should the
-				// war be continued, ...", "if the war should continue").
+				// war be continued, ...", "if the war should continue",
+				// "until Congress shall provide"), nor the speaker's
+				// future ("We shall continue to ...").
 				normative = true
 			}
 		case opinionWords[l]:
-			if l != "trust" || speakerBefore(words, i) {
-				opinion = true // not the "Tobacco Trust" or "the Medicare Trust Fund"
+			if !heldViews[l] || heldBySpeaker(words, i) {
+				// Not the "Tobacco Trust", "public opinion", "the
+				// conviction of a Senator" or "the HOPE scholarship".
+				opinion = true
 			}
 		case reportedWords[l]:
 			if !claimNoun(words, i) {
@@ -707,6 +717,40 @@ func classify(s string) stance {
 	}
 	return stanceFact
 }
+
+// heldViews are the words of opinionWords that as often name a thing as
+// a view the speaker holds: a trust, a conviction in court, public
+// opinion, a message of hope, the fear of war. They count only as
+// heldBySpeaker tells.
+var heldViews = setOf(strings.Fields(`trust opinion conviction judgment judgement hope hopes fear fears doubt regret`))
+
+// heldBySpeaker reports whether the view word at i is the speaker's: within
+// heldReach words after "I" or "we" ("I trust", "we fear", "I do not
+// doubt", "I would again express a most decided opinion"), after "my" or
+// "our" with at most one word between ("in my opinion", "our earnest
+// hope"), after "no" or "without" ("no doubt"), or before "that" ("the
+// conviction that"). A word in capitals is a name ("the HOPE
+// scholarship").
+func heldBySpeaker(words []string, i int) bool {
+	if w := words[i]; len(w) > 1 && strings.ToUpper(w) == w {
+		return false
+	}
+	for k := i - 1; k >= 0 && k >= i-heldReach; k-- {
+		switch l := strings.ToLower(words[k]); {
+		case words[k] == "I" || l == "we":
+			return true
+		case (l == "my" || l == "our") && i-k <= 2:
+			return true
+		case (l == "no" || l == "without") && k == i-1 && strings.HasPrefix(strings.ToLower(words[i]), "doubt"):
+			return true // "no doubt", "without doubt": the speaker's judgement
+		}
+	}
+	return i+1 < len(words) && strings.ToLower(words[i+1]) == "that"
+}
+
+// heldReach is how many words before a view word the "I" or "we" who
+// holds it may be.
+const heldReach = 5
 
 // speakerBefore reports whether the word at i follows "I" or "we", an
 // adverb or two aside ("I confidently trust").
@@ -750,10 +794,12 @@ var instrumentWords = setOf(strings.Fields(`provide provides provided providing 
 // mustHaveBeen reports whether the modal at i infers, or says what ought
 // to have happened, rather than calls for something: "must have been",
 // "must have passed", "the debt should have been reduced by $518,361,806.28",
-// "ought to have been paid". "We must have a space station" calls for one.
+// "ought to have been paid"; or tells what will have happened by then
+// ("After Congress shall have declared war"). "We must have a space
+// station" calls for one.
 func mustHaveBeen(words []string, i int) bool {
 	l := strings.ToLower(words[i])
-	if l != "must" && l != "should" && l != "ought" {
+	if l != "must" && l != "should" && l != "ought" && l != "shall" {
 		return false
 	}
 	j := i + 1
@@ -767,13 +813,20 @@ func mustHaveBeen(words []string, i int) bool {
 	return next == "been" || strings.HasSuffix(next, "ed")
 }
 
-// conditionalModal reports whether "should" at i is in a condition ("In
-// case prizes should be made of American vessels, ...", "if the war
-// should continue"): "if", "unless", "lest" or "in case" before it in its
+// conditionalModal reports whether "should" or "shall" at i is in a
+// condition or a clause of time, which ask for nothing: "In case prizes
+// should be made of American vessels, ...", "if the war should
+// continue", "until legislation shall otherwise provide", "as soon as the
+// Congress shall provide"; or "should" in an open question ("to decide
+// whether a removal should be made", not the speaker's "I submit whether
+// revenues should not be increased"). The clause's opening word (if,
+// unless, lest, in case, whether; for "shall" also until, till, after,
+// before, when, whenever, as soon as) stands before the modal in its
 // clause (no comma, semicolon or colon between: clauseOpens), within
 // conditionReach words.
 func conditionalModal(words []string, clauseOpens []bool, i int) bool {
-	if strings.ToLower(words[i]) != "should" {
+	modal := strings.ToLower(words[i])
+	if modal != "should" && modal != "shall" || shallHaveTo(words, i) {
 		return false
 	}
 	for j := i - 1; j >= 0 && i-j <= conditionReach; j-- {
@@ -786,9 +839,47 @@ func conditionalModal(words []string, clauseOpens []bool, i int) bool {
 			return true
 		case w == "case" && j > 0 && strings.ToLower(words[j-1]) == "in":
 			return true
+		case w == "whether" && modal == "should":
+			// "I submit whether ...", "we ask whether ...": the speaker
+			// puts the question as a proposal.
+			return !(j >= 2 && speakerBefore(words, j-1))
+		case modal == "shall" && timeConjunctions[w]:
+			return true
+		case modal == "shall" && w == "soon" && j > 0 && strings.ToLower(words[j-1]) == "as":
+			return true
 		}
 	}
 	return false
+}
+
+// shallHaveTo reports whether the modal at i is "shall" of "shall have
+// to", a necessity wherever it stands ("If we expect to maintain a steady
+// economy we shall have to maintain price and rent control").
+func shallHaveTo(words []string, i int) bool {
+	return strings.ToLower(words[i]) == "shall" && i+2 < len(words) &&
+		strings.ToLower(words[i+1]) == "have" && strings.ToLower(words[i+2]) == "to"
+}
+
+// timeConjunctions open a clause of time, in which an old "shall" is a
+// future: "until the issue of our negotiations shall be known".
+var timeConjunctions = setOf(strings.Fields(`until till after before when whenever whensoever`))
+
+// futureShall reports whether "shall" at i is the speaker's own future,
+// as "will" is: "We shall continue to give our wholehearted support",
+// "I shall promptly submit it", "nor shall I return to slavery any
+// person". "We shall have to maintain price control" still calls for it.
+func futureShall(words []string, i int) bool {
+	if strings.ToLower(words[i]) != "shall" || shallHaveTo(words, i) {
+		return false
+	}
+	if i+1 < len(words) {
+		if next := strings.ToLower(words[i+1]); next == "i" || next == "we" {
+			// "nor shall I", "shall we": inverted after "nor" only; "Shall
+			// we ...?" asks.
+			return i > 0 && strings.ToLower(words[i-1]) == "nor"
+		}
+	}
+	return speakerBefore(words, i)
 }
 
 // conditionReach is how many words before a "should" its condition's
