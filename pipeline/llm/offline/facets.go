@@ -76,8 +76,8 @@ var leadingDrops = setOf(strings.Fields(`the a an its his her their our and or a
 	concrete specific exact precise`))
 
 // cutWords may start the part of a long heading that is cut off.
-var cutWords = setOf(strings.Fields(`and or but that which who whom whose where when while to for from with under
-	behind in on at by as after before during between through against about over since until of including
+var cutWords = setOf(strings.Fields(`and or but that which who whom whose where when while to for from with without within under
+	behind in on at by as after before during between through against about over since until of including among across beyond throughout despite
 	reported made set given taken held passed named cited created voted proposed established adopted enacted`))
 
 // articles start a phrase a long heading may be cut before, as a last

@@ -206,6 +206,10 @@ func TestHeadingCutLeavesNothingHanging(t *testing.T) {
 		{"What he asked Congress to do about anarchistic speech and the immigration of anarchists", "What he asked Congress to do"},
 		{"The new department and bureau created to secure publicity of corporate affairs and the money voted", "New department and bureau created to secure publicity"},
 		{"Whether the United States joined the new international organization and limited its arms after the war", "Whether the United States joined"},
+		// "without", "among", "beyond" ... open a phrase a heading may be
+		// cut before (sotu52-08, sotu72-10).
+		{"the aim of being able to mobilize rapidly without a full war footing", "Aim of being able to mobilize rapidly"},
+		{"the memorial structures proposed for the national cemetery beyond the river", "Memorial structures proposed for the national cemetery"},
 	}
 	for _, tt := range tests {
 		if got := headingOf(tt.ask); got != tt.want {
