@@ -231,6 +231,11 @@ func frontQuestion(body, wh, after string) string {
 			if toks[i].kind == tokWord && !toks[i].capitalised() && len(l) > 3 && strings.HasSuffix(l, "s") &&
 				!strings.HasSuffix(l, "ss") && !strings.HasSuffix(l, "us") && !strings.HasSuffix(l, "is") &&
 				looksLikeVerb(toks, i) {
+				if pluralAfterModifier(toks, i) {
+					// A plural subject ("Recent threats targeting community
+					// centers ...") takes no verb in -s.
+					break
+				}
 				verb = i
 				break
 			}
@@ -304,6 +309,29 @@ func frontQuestion(body, wh, after string) string {
 		}
 	}
 	return q
+}
+
+// pluralAfterModifier reports whether the word in -s at toks[i] is a
+// plural noun by the word before it, which modifies it: a quantifier or
+// "other" ("nearly all other countries", "some questions"), a word in
+// -ing ("becoming lobbyists"), or an adjective opening the clause in
+// capitals ("Special ministers", "Recent threats", "Adequate
+// accommodations"). "What does the claims of all other country?" and
+// "For what does a lifetime ban on becoming lobbyist?" made no question.
+func pluralAfterModifier(toks []token, i int) bool {
+	if i == 0 || toks[i-1].kind != tokWord {
+		return false
+	}
+	prev := toks[i-1].lower()
+	switch {
+	case quantifiers[prev] || prev == "other" || prev == "various" || prev == "certain" || prev == "few":
+		return true
+	case strings.HasSuffix(prev, "ing") && len(prev) > 5:
+		return true
+	case i == 1 && (adjectiveLike(prev) || strings.HasSuffix(prev, "ent") || strings.HasSuffix(prev, "ate")):
+		return true
+	}
+	return false
 }
 
 // passiveParticiple reports whether the word in -ed at toks[i] is a

@@ -66,6 +66,16 @@ func TestFrontQuestion(t *testing.T) {
 		{"The receipts increased by $5,000,000 in", "what year", "", "In what year did the receipts increase by $5,000,000"},
 		// A word in -s after an adjective is a plural noun, not the verb.
 		{"The late serious difficulties between the United States and", "what", " respecting the right of search", ""},
+		// So is one after a quantifier or "other", a word in -ing, or an
+		// adjective opening the clause.
+		{"The claims of nearly all other countries", "against which country", "", ""},
+		{"A lifetime ban on becoming lobbyists for", "what", "", ""},
+		{"Special ministers to", "which country", "", ""},
+		{"Recent threats targeting community centers", "what", "", ""},
+		{"The Secretary asks", "how many more seamen", "", "How many more seamen does the Secretary ask"},
+		// A participle's phrase inside the subject does not hide the verb.
+		{"Legislation aiding construction of schools in the districts expires", "on what date", "",
+			"On what date does Legislation aiding construction of schools in the districts expire"},
 		// The wh-phrase inside the subject, a participle after it and the
 		// clause's verb later: no question.
 		{"The successful", "which conference", " held in Geneva under United Nations auspices have been practical steps", ""},
