@@ -355,7 +355,7 @@ func repeatsCitation(sentences []pipeline.Sentence, c pipeline.Citation) bool {
 // sentence itself. "What did William J Clinton
 // say in 1998 on “Tobacco companies”?"
 func (r *run) claimNugget(ctx context.Context, d pipeline.Document, sentence string) (prompts.QA, error) {
-	topic := r.req.Title
+	topic := titleTopic(r.req.Title)
 	author, hasAuthor := pipeline.DocumentAuthor(d.Metadata)
 	if len(r.facetList) > 0 {
 		m, err := r.facetMatcher(ctx, r.facetList)
@@ -388,6 +388,21 @@ func (r *run) rewordProblems(old, new string) {
 	for i, p := range r.problems {
 		r.problems[i] = strings.Replace(p, old, new, 1)
 	}
+}
+
+// titleTopic is what a request's title names, for a claim nugget's
+// question: the title, or, when it opens with a question of its own
+// ("What did the Labor Department do? The Bureau and Department of Labor
+// in the messages, 1904-1967"), the part after the question, so that the
+// nugget asks no question inside another.
+func titleTopic(title string) string {
+	title = strings.Join(strings.Fields(title), " ")
+	if i := strings.LastIndex(title, "?"); i >= 0 && i < len(title)-1 {
+		if rest := strings.TrimSpace(title[i+1:]); rest != "" && !asksSomething(rest) {
+			return rest
+		}
+	}
+	return title
 }
 
 // asksSomething reports whether a facet heading opens as a question

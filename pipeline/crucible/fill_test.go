@@ -215,6 +215,31 @@ func TestClaimNuggetNamesSpeakerAndYear(t *testing.T) {
 	}
 }
 
+// TestClaimNuggetTitleWithAQuestion: a title that opens with a question
+// gives the claim nugget its other part, not a question inside a question.
+func TestClaimNuggetTitleWithAQuestion(t *testing.T) {
+	req := signedRequest
+	req.Title = "What did the Labor Department do? The Bureau and Department of Labor in the messages, 1904-1967"
+	r := &run{e: &Engine{Terms: words}, req: req}
+	d := pipeline.Document{ID: "d", Title: "Annual Message", Metadata: map[string]string{"author": "Theodore Roosevelt", "date": "1904-12-06"}}
+	qa, err := r.claimNugget(context.Background(), d, "The Bureau of Labor reported on the strike.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "What did Theodore Roosevelt say in 1904 on “The Bureau and Department of Labor in the messages, 1904-1967”?"; qa.Question != want {
+		t.Errorf("claim nugget %q, want %q", qa.Question, want)
+	}
+	for title, want := range map[string]string{
+		"Why tariffs? Why now?":                  "Why tariffs? Why now",
+		"The Treaty of Ghent":                    "The Treaty of Ghent",
+		"Who may make war? Congress's war power": "Congress's war power",
+	} {
+		if got := strings.TrimRight(titleTopic(title), "?"); got != want {
+			t.Errorf("titleTopic(%q) = %q, want %q", title, got, want)
+		}
+	}
+}
+
 // TestFillSentencesWithinTheRerankersDocuments: with a reranker, the fill
 // tries only sentences of the documents ideation draws on.
 func TestFillSentencesWithinTheRerankersDocuments(t *testing.T) {

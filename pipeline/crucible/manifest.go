@@ -66,8 +66,10 @@ import (
 // read (pipeline.SpeakersNamed). v24 (session 38): so is a name before
 // an auxiliary verb ("the city where George W. Bush would host"). v25
 // (session 39): a candidate off the request's subject no longer counts
-// towards a nugget's early stop in the scan (mayAssemble).
-const Version = "crucible-pipeline-v25"
+// towards a nugget's early stop in the scan (mayAssemble). v26 (session
+// 42): a fill's claim nugget on a title that opens with a question of its
+// own asks about the title's other part (titleTopic).
+const Version = "crucible-pipeline-v26"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
