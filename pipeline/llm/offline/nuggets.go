@@ -1081,48 +1081,6 @@ func factHeadPhrase(s string, toks []token, f fact) string {
 	return kp
 }
 
-// phraseVerb reports whether the lower-case word at toks[j], inside a
-// run of content words, is a verb taking what follows it rather than
-// the phrase's last noun: an article, a determiner, a number or the
-// fact comes right after it ("the Act prescribes a minimum wage",
-// "Federal programs today provide $600 billion"; not a year or a date
-// after "the fiscal year"), or "to" and then the fact, a sum or a count
-// after a word in -s or a plural ("the last decade amounts to $...",
-// "taxes fall to $...").
-// A plural noun is seldom followed by an article or a sum.
-func phraseVerb(toks []token, j int, f fact) bool {
-	t := toks[j]
-	l := t.lower()
-	if t.kind != tokWord || t.capitalised() || !wordLike(l) || j+1 >= len(toks) {
-		return false
-	}
-	next := toks[j+1]
-	dated := f.kind == factYear || f.kind == factDate
-	switch {
-	case j+1 == f.first:
-		return !dated
-	case next.kind == tokNumber:
-		return !isPlainYear(next)
-	case next.kind == tokWord && (articles[next.lower()] || objectDeterminers[next.lower()]):
-		return true
-	case next.is("to") && j+2 < len(toks) && (j+2 == f.first && !dated || sumOrCount(toks, j+2)):
-		return strings.HasSuffix(l, "s") || strings.HasSuffix(toks[j-1].lower(), "s")
-	}
-	return false
-}
-
-// sumOrCount reports whether toks[k] opens a sum or a count that is no
-// year: "$800", "12 percent", "40,000".
-func sumOrCount(toks []token, k int) bool {
-	if toks[k].kind == tokSymbol && toks[k].text == "$" {
-		return k+1 < len(toks) && toks[k+1].kind == tokNumber
-	}
-	return toks[k].kind == tokNumber && !isPlainYear(toks[k])
-}
-
-// objectDeterminers open an object after a verb as the articles do.
-var objectDeterminers = setOf(strings.Fields(`this these those its their our his her every each`))
-
 // nounPhrase reports whether a keyphrase reads as a noun phrase a
 // template question can name: no word in it is an auxiliary, a past
 // tense, an adverb in -ly or a figure ("the tariff took effect", "the
@@ -1211,10 +1169,6 @@ func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) stri
 		j := i
 		for j < n && words < keyphraseWords {
 			switch {
-			case content[j] && j > i && phraseVerb(toks, j, f):
-				// "the Fair Labor Standards Act prescribes a minimum",
-				// "Federal income taxes fall to $...": the phrase ends
-				// before its verb.
 			case content[j]:
 				total += score[j] - 0.05
 				words++

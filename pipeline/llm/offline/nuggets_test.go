@@ -206,35 +206,6 @@ func TestTemplateKeyphraseOpensAfterUpon(t *testing.T) {
 	}
 }
 
-// A template's keyphrase ends before the verb that takes the sentence's
-// object or its fact: "What amount of money is given for the Fair Labor
-// Standards Act?", not "... for the Fair Labor Standards Act
-// prescribes?".
-func TestTemplateKeyphraseStopsBeforeItsVerb(t *testing.T) {
-	for _, tc := range []struct{ sentence, notWant string }{
-		{"Today the Fair Labor Standards Act prescribes a minimum wage of $1.25 an hour for most workers.", "prescribes?"},
-		{"Within 2 years Federal income taxes fall to $800 per family of four.", "fall?"},
-	} {
-		got := nuggetsOf(t, newTestEngine(), tariffRequest, tc.sentence, 10)
-		for _, qa := range got {
-			if strings.HasSuffix(qa.Question, tc.notWant) {
-				t.Errorf("question %q ends on the sentence's verb", qa.Question)
-			}
-		}
-		if len(got) == 0 {
-			t.Errorf("no nugget from %q", tc.sentence)
-		}
-	}
-	toks := tokenize("the Act prescribes a minimum wage")
-	if !phraseVerb(toks, 2, fact{first: -1, last: -1}) {
-		t.Error("phraseVerb: \"prescribes\" before \"a\" is a verb")
-	}
-	toks = tokenize("the fiscal year 1890")
-	if phraseVerb(toks, 2, fact{kind: factYear, first: 3, last: 3}) {
-		t.Error("phraseVerb: \"year\" before the year is no verb")
-	}
-}
-
 // The part of the request a topic question names reads as a noun phrase
 // or as the clause a heading is: "the surplus that drove the debate",
 // "whether the United States joined" (not "the whether ...").
