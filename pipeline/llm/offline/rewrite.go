@@ -726,11 +726,11 @@ var heldViews = setOf(strings.Fields(`trust opinion conviction judgment judgemen
 
 // heldBySpeaker reports whether the view word at i is the speaker's: within
 // heldReach words after "I" or "we" ("I trust", "we fear", "I do not
-// doubt", "I would again express a most decided opinion"), after "my" or
-// "our" with at most one word between ("in my opinion", "our earnest
-// hope"), after "no" or "without" ("no doubt"), or before "that" ("the
-// conviction that"). A word in capitals is a name ("the HOPE
-// scholarship").
+// doubt"; not "I would again express a most decided opinion", whose "I"
+// stands seven words before), after "my" or "our" with at most one word
+// between ("in my opinion", "our earnest hope"), after "no" or "without"
+// ("no doubt"), or before "that" ("the conviction that"). A word in
+// capitals is a name ("the HOPE scholarship").
 func heldBySpeaker(words []string, i int) bool {
 	if w := words[i]; len(w) > 1 && strings.ToUpper(w) == w {
 		return false
