@@ -128,9 +128,26 @@ func (r Request) GeneratedID() string {
 // statement (the background is context for the model, not for BM25).
 // What the statement says to leave out stays in it: those words were
 // found to lead retrieval to the request's documents (docs/pipeline.md,
-// "What a request leaves aside").
+// "What a request leaves aside"). A place the title names only by its
+// adjective ("the Korean War") is added by its name (TitlePlaces).
 func (r Request) Query() string {
-	return strings.TrimSpace(r.Title + "\n" + r.ProblemStatement)
+	q := strings.TrimSpace(r.Title + "\n" + r.ProblemStatement)
+	if places := r.TitlePlaces(); len(places) > 0 {
+		q += "\n" + strings.Join(places, " ")
+	}
+	return q
+}
+
+// TitlePlaces are the places the request's title names only by their
+// adjective or their people and that the request never writes by name
+// (DemonymPlaces): the title of "The Korean War in the messages of
+// Truman and Eisenhower" is about Korea, which the addresses of
+// 1951-1954 name where a request writes "Korean", and the analyzer does
+// not match the one to the other. An adjective the problem statement
+// alone writes ("the European powers" of a request on the Monroe
+// Doctrine) seldom names what the request is about, and adds nothing.
+func (r Request) TitlePlaces() []string {
+	return DemonymPlaces(r.Title, r.ProblemStatement)
 }
 
 // Settings are the pipeline's knobs. DefaultSettings documents the

@@ -68,8 +68,11 @@ import (
 // (session 39): a candidate off the request's subject no longer counts
 // towards a nugget's early stop in the scan (mayAssemble). v26 (session
 // 42): a fill's claim nugget on a title that opens with a question of its
-// own asks about the title's other part (titleTopic).
-const Version = "crucible-pipeline-v26"
+// own asks about the title's other part (titleTopic). v27 (session 43):
+// a place the title names only by its adjective ("The Korean War") is
+// named by its name in the retrieval query and the subject
+// (pipeline.Request.TitlePlaces).
+const Version = "crucible-pipeline-v27"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

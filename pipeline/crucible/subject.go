@@ -203,6 +203,13 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	// is not about, and "aside" nothing at all.
 	title := req.AskedTitle()
 	text := title + "\n" + req.Asked()
+	// A place the title names only by its adjective ("the Korean War")
+	// is named by its name too (pipeline.Request.TitlePlaces): the
+	// documents write "Korea".
+	titlePlaces := req.TitlePlaces()
+	if len(titlePlaces) > 0 {
+		text += "\n" + strings.Join(titlePlaces, "\n")
+	}
 	s.leftOut, s.leftOutPairs, s.askedPairs = leftOut(req, text, terms, meta)
 	// The title names its subject by acronyms when they are all it names:
 	// its other words are request words ("in presidential addresses").
@@ -337,6 +344,12 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 			}
 		}
 	}
+	// A place the title names by its adjective is a name it writes.
+	for _, p := range titlePlaces {
+		for _, t := range terms(p) {
+			inTitle[t] = true
+		}
+	}
 	strict := 0
 	for _, t := range cands {
 		if units == 0 || len(best) == 0 {
@@ -363,7 +376,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 			}
 		}
 	}
-	for _, t := range terms(title) {
+	for _, t := range terms(title + "\n" + strings.Join(titlePlaces, "\n")) {
 		if s.anchors[t] {
 			s.strong[t] = true
 		}

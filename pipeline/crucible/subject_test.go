@@ -758,3 +758,28 @@ func TestSubjectCommonAskedPairsLetNothingThrough(t *testing.T) {
 		t.Errorf("newSubject with a failing pair count: err = %v, want %v", err, boom)
 	}
 }
+
+// A place the request names only by its adjective anchors the subject by
+// its name: the addresses of the Korean War write "Korea", which the
+// analyzer keeps apart from "Korean".
+func TestSubjectNamesPlaceOfAdjective(t *testing.T) {
+	req := pipeline.Request{
+		Title:            "The Korean War in the messages of Truman and Eisenhower, 1951-1954",
+		ProblemStatement: "Describe what the messages said of the fighting and the armistice.",
+	}
+	best := append(repeat("our forces in korea held the line", 30), repeat("the budget and the farm program", 70)...)
+	df := fakeDocFreq(map[string]int{"korea": 20, "korean": 5})
+	s, err := newSubject(context.Background(), req, best, words, df, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.anchors["korea"] || !s.strong["korea"] {
+		t.Errorf("anchors %v, strong %v: want korea, the place the title names by its adjective", s.anchors, s.strong)
+	}
+	if !s.covers("The fighting in Korea went on through the year.", false) {
+		t.Error("a sentence on the fighting in Korea should speak of the Korean War")
+	}
+	if s.covers("The farm program was enlarged.", false) {
+		t.Error("the farm program is not the subject")
+	}
+}
