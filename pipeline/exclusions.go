@@ -348,3 +348,29 @@ func upperFirstRune(s string) string {
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
 }
+
+// eventTime matches a clause of a title that dates what it asks by an
+// event rather than by years: "after the Cold War", "before the Civil
+// War", "since the Second World War", "after September 11".
+var eventTime = regexp.MustCompile(`\b(?:after|before|since|following)\s+(?:the\s+)?(?:(?:[A-Z][\w'-]*\s+)*[Ww]ars?|September\s+11(?:th)?)\b`)
+
+// WithoutEventTime returns a title without its clauses that date it by
+// an event (eventTime): "Refugees and the displaced after the Cold War,
+// 1996-2021" asks about refugees, not about the Cold War, whose
+// sentences would otherwise name the request's subject ("cold war" a
+// phrase of it). The years the title names date the request. A war the
+// request asks about as well ("soldiers and sailors during and after
+// the Civil War") stays.
+func WithoutEventTime(title string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range eventTime.FindAllStringIndex(title, -1) {
+		if strings.HasSuffix(strings.TrimSpace(title[:m[0]]), "during and") {
+			continue
+		}
+		b.WriteString(strings.TrimRight(title[last:m[0]], " "))
+		last = m[1]
+	}
+	b.WriteString(title[last:])
+	return b.String()
+}

@@ -128,3 +128,21 @@ func TestSplitTitleExclusions(t *testing.T) {
 		t.Errorf("Excluded() = %q, want %q", got, want)
 	}
 }
+
+func TestWithoutEventTime(t *testing.T) {
+	for _, tc := range []struct{ title, want string }{
+		{"Refugees and the displaced in the addresses after the Cold War, 1996-2021", "Refugees and the displaced in the addresses, 1996-2021"},
+		{"Terrorism before September 11, from Reagan to Clinton", "Terrorism, from Reagan to Clinton"},
+		{"Indochina, Laos and Viet-Nam before the American war, 1952-1965", "Indochina, Laos and Viet-Nam, 1952-1965"},
+		{"The public debt since the Second World War", "The public debt"},
+		// A war the request asks about too, a court, a person: kept.
+		{"Pensions for the soldiers during and after the Civil War, 1861-1870", "Pensions for the soldiers during and after the Civil War, 1861-1870"},
+		{"Settling disputes by arbitration before the Hague court, 1885-1900", "Settling disputes by arbitration before the Hague court, 1885-1900"},
+		{"Forests after Roosevelt: timber supply", "Forests after Roosevelt: timber supply"},
+		{"", ""},
+	} {
+		if got := WithoutEventTime(tc.title); got != tc.want {
+			t.Errorf("WithoutEventTime(%q) = %q, want %q", tc.title, got, tc.want)
+		}
+	}
+}

@@ -71,8 +71,10 @@ import (
 // own asks about the title's other part (titleTopic). v27 (session 43):
 // a place the title names only by its adjective ("The Korean War") is
 // named by its name in the retrieval query and the subject
-// (pipeline.Request.TitlePlaces).
-const Version = "crucible-pipeline-v27"
+// (pipeline.Request.TitlePlaces). v28 (session 43): the subject reads
+// the title without a clause that dates it by an event ("after the Cold
+// War"; pipeline.WithoutEventTime).
+const Version = "crucible-pipeline-v28"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -201,7 +201,7 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 	// clause that says what to leave aside ("leave aside the size of the
 	// deficits themselves, the line-item veto ...") names what the report
 	// is not about, and "aside" nothing at all.
-	title := req.AskedTitle()
+	title := pipeline.WithoutEventTime(req.AskedTitle())
 	text := title + "\n" + req.Asked()
 	// A place the title names only by its adjective ("the Korean War")
 	// is named by its name too (pipeline.Request.TitlePlaces): the

@@ -402,7 +402,7 @@ func TestSubjectNameTheTitleWrites(t *testing.T) {
 	// The name the only anchor, and that by the lower bound: the rarest
 	// terms the best passages use anchor the subject too, as they would
 	// without it.
-	req = pipeline.Request{Title: "Federal spending after the Civil War", ProblemStatement: "Describe how the expenditures fell."}
+	req = pipeline.Request{Title: "Federal spending and the Civil War", ProblemStatement: "Describe how the expenditures fell."}
 	best = append(append(repeat("the civil war ended", 12), repeat("the expenditures fell", 60)...), repeat("nothing of note", 28)...)
 	df = fakeDocFreq(map[string]int{"civil": 40, "war": 160, "ended": 150, "expenditures": 200, "fell": 100, "federal": 300,
 		"spending": 120, "nothing": 300, "note": 300})
@@ -781,5 +781,30 @@ func TestSubjectNamesPlaceOfAdjective(t *testing.T) {
 	}
 	if s.covers("The farm program was enlarged.", false) {
 		t.Error("the farm program is not the subject")
+	}
+}
+
+// A title dated by an event ("after the Cold War") asks about what it
+// names before it: the event's words are no phrase of the subject, and
+// a statement that leaves the event's years aside turns its sentences
+// away.
+func TestSubjectTitleDatedByEvent(t *testing.T) {
+	req := pipeline.Request{
+		Title:            "Refugees and the displaced after the Cold War, 1996-2021",
+		ProblemStatement: "Report what the addresses said about refugees and displaced people abroad. Leave aside the refugees of the Cold War years.",
+	}
+	best := append(repeat("the cold war is over and the world looks to us", 40),
+		"refugees fled kosovo", "refugees returned home", "refugees from haiti", "refugees in camps", "displaced people in bosnia")
+	df := fakeDocFreq(map[string]int{"cold": 20, "war": 300, "refugees": 15})
+	pairs := fakePairFreq(map[[2]string]int{{"cold", "war"}: 18})
+	s, err := newSubject(context.Background(), req, best, words, df, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.covers("With the cold war receding, we are helping to win an unrivaled peace.", false) {
+		t.Error("a sentence on the end of the Cold War should not speak of refugees after it")
+	}
+	if !s.covers("Refugees are returning to their homes in Kosovo.", false) {
+		t.Error("a sentence on refugees should speak of the subject")
 	}
 }
