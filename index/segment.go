@@ -604,10 +604,11 @@ var segTitles = segSet(
 )
 
 // segBeforeNumber are abbreviations (lower case) that do not end a sentence
-// when a number follows: "No. 5", "Jan. 15", "p. 12".
+// when a number follows: "No. 5", "Jan. 15", "p. 12", "lbs. 37,000".
 var segBeforeNumber = segSet(
 	"no", "nos", "art", "arts", "sec", "secs", "sect", "ch", "chap", "vol",
 	"vols", "fig", "figs", "p", "pp", "para", "op", "approx", "ca", "ext",
+	"lb", "lbs", "oz",
 	"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
 	"nov", "dec",
 )

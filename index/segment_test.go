@@ -160,6 +160,12 @@ func TestSentences(t *testing.T) {
 			want: []string{"See No. 5 on the list.", "It was signed on Jan. 15 of that year."},
 		},
 		{
+			// Harrison, 1890: a sum in pounds sterling printed "lbs.".
+			name: "a unit before its number",
+			text: "The colonies have been paying annually to these lines lbs. 37,000 for carrying the mails. A ship of 5,000 tons and 12 lb. 8 oz. of shot.",
+			want: []string{"The colonies have been paying annually to these lines lbs. 37,000 for carrying the mails.", "A ship of 5,000 tons and 12 lb. 8 oz. of shot."},
+		},
+		{
 			name: "month abbreviation ending a sentence",
 			text: "It was due in Jan. The report came late.",
 			want: []string{"It was due in Jan.", "The report came late."},
