@@ -44,9 +44,9 @@ var demonymPlaces = map[string]string{
 // DemonymPlaces returns the places a text names only by their adjective
 // or their people, in the order it first does ("The Korean War in the
 // messages of Truman and Eisenhower" → "Korea"; "Cubans" → "Cuba"),
-// leaving out a place that it, or any text of also, writes by its name. Adjectives
-// are matched capitalised, as a name is written ("french fries" names no
-// place).
+// leaving out a place that the text, or any of the texts also, writes by
+// its name. Adjectives are matched capitalised, as a name is written
+// ("french fries" names no place).
 func DemonymPlaces(text string, also ...string) []string {
 	split := func(s string) []string {
 		return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
