@@ -683,7 +683,7 @@ func classify(s string) stance {
 			}
 		case normativeWords[l]:
 			if !instrumentContent(words, i) && !(i == 0 && l == "should") && !mustHaveBeen(words, i) &&
-				!conditionalModal(words, clauseOpens, i) && !futureShall(words, i) {
+				!conditionalModal(words, clauseOpens, i) && !futureShall(words, i) && !judgedSubjunctive(words, i) {
 				// Not a law's or a treaty's terms ("The act provides that
 				// the militia shall ..."), nor a condition ("Should the
 				// war be continued, ...", "if the war should continue",
@@ -851,6 +851,52 @@ func conditionalModal(words []string, clauseOpens []bool, i int) bool {
 	}
 	return false
 }
+
+// judgements are the adjectives of "It is ... that ..." that judge what
+// the clause after them says happens, whose "should" is no call to act:
+// "It is discreditable to us as a people that there should be difficulty
+// in convicting murderers", "It is strange that any one should doubt".
+var judgements = setOf(strings.Fields(`discreditable deplorable lamentable regrettable unfortunate strange
+	remarkable surprising singular shameful disgraceful intolerable monstrous absurd fortunate gratifying
+	natural extraordinary curious`))
+
+// judgedSubjunctive reports whether the modal at i is the "should" of a
+// clause a judgement introduces: "it" and a form of "be" open the
+// sentence, a judgements adjective follows within judgementReach words,
+// and "that" stands between it and the modal.
+func judgedSubjunctive(words []string, i int) bool {
+	if strings.ToLower(words[i]) != "should" || i < 4 {
+		return false
+	}
+	if strings.ToLower(words[0]) != "it" {
+		return false
+	}
+	switch strings.ToLower(words[1]) {
+	case "is", "was", "seems", "seemed", "would", "were":
+	default:
+		return false
+	}
+	adj := -1
+	for k := 2; k < i && k <= 1+judgementReach; k++ {
+		if judgements[strings.ToLower(words[k])] {
+			adj = k
+			break
+		}
+	}
+	if adj < 0 {
+		return false
+	}
+	for k := adj + 1; k < i; k++ {
+		if strings.ToLower(words[k]) == "that" {
+			return true
+		}
+	}
+	return false
+}
+
+// judgementReach is how many words after "It is" a judgement may stand
+// ("It would indeed be most unfortunate that ...").
+const judgementReach = 5
 
 // shallHaveTo reports whether the modal at i is "shall" of "shall have
 // to", a necessity wherever it stands ("If we expect to maintain a steady
@@ -1027,7 +1073,47 @@ func exhortation(words []string) bool {
 	case "let":
 		return len(words) > 1 && strings.ToLower(words[1]) != "me"
 	}
-	return false
+	return imperative(words)
+}
+
+// imperativeVerbs are verbs that open a sentence as a command to its
+// hearers ("Send me a bill ...", "Give them the resources ...", "Extend
+// the tuition tax credit ...") when an object follows them at once (see
+// imperative). Not "allow" or "permit" ("Allow me to call your
+// attention ..." is the speaker's own), nor "look", "think", "consider",
+// "imagine" or "tell", which open an argument as often ("Tell it to the
+// small businesses burdened by ...").
+var imperativeVerbs = setOf(strings.Fields(`send give pass make extend reduce get put keep take bring
+	join enact adopt approve repeal raise cut restore protect strengthen expand fund finish build invest
+	provide grant end stop create double increase lower remember help support show stand pay fix renew
+	require abolish establish encourage honor`))
+
+// objectOpeners open the object right after an imperative verb: a
+// pronoun, a determiner or a possessive, or a number ("Make 1980 a year
+// of energy conservation"). A noun or an adjective there makes the verb
+// as likely a noun or an adjective itself ("Support for freedom
+// fighters is ...", "Lower interest rates have ...", "Close wartime
+// cooperation ..."), which is not asked.
+var objectOpeners = setOf(strings.Fields(`me us them him her it a an the this that these those every all any each
+	no our your their some more`))
+
+// imperative reports whether a sentence (its words) opens with a command:
+// an imperativeVerbs verb, capitalised as a sentence's first word, then
+// an objectOpeners word or a number. "Send me a bill that bans insider
+// trading" is what the speaker proposed, not what he reported.
+func imperative(words []string) bool {
+	if len(words) < 3 {
+		return false
+	}
+	w := words[0]
+	if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) || !imperativeVerbs[strings.ToLower(w)] {
+		return false
+	}
+	next := words[1]
+	if r, _ := utf8.DecodeRuneInString(next); unicode.IsDigit(r) {
+		return true
+	}
+	return objectOpeners[strings.ToLower(next)]
 }
 
 // reportingVerbs words the attribution of each stance.

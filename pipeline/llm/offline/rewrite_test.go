@@ -481,6 +481,24 @@ func TestClassify(t *testing.T) {
 		{"Let all Americans affirm our allegiance to this idea.", stanceProposal},
 		{"Let me be clear: I will veto it.", stanceSpeaker},
 		{"Letters from the consuls report the famine.", stanceFact},
+		// A command to the hearers is a proposal too (Obama, 2012, 2015;
+		// Carter, 1980); a verb that could be a noun or an adjective
+		// before a noun is not read as one (Reagan, 1985; Clinton, 1996;
+		// Truman, 1946), nor "Allow me" (Wilson, 1920).
+		{"Send me a bill that bans insider trading by Members of Congress.", stanceProposal},
+		{"Give them the resources to keep good teachers on the job.", stanceProposal},
+		{"Make 1980 indeed a year of energy conservation.", stanceProposal},
+		{"Support for freedom fighters is self-defense.", stanceFact},
+		{"Lower interest rates have brought down the cost of home mortgages.", stanceFact},
+		{"Close wartime cooperation between the Treasury Department and the Federal Reserve System has made it possible.", stanceFact},
+		{"Allow me to call your attention to the fact that the Philippine Islands have a stable government.", stanceSpeaker},
+		{"Help for small business means jobs for Americans.", stanceFact},
+		{"Tell it to the small businesses burdened by the cost of insurance.", stanceFact},
+		// The "should" of a clause a judgement introduces calls for
+		// nothing (Theodore Roosevelt, 1908); the judgement is the view.
+		{"It is discreditable to us as a people that there should be difficulty in convicting murderers.", stanceOpinion},
+		{"It is strange that any one should doubt the result.", stanceFact},
+		{"It is important that Congress should act at once.", stanceProposal},
 		// A proposal made before is reported, not made (Taft, 1910, 1911);
 		// one the sentence makes, in the passive too, is a proposal
 		// (Theodore Roosevelt, 1903).
