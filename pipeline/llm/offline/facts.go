@@ -474,10 +474,20 @@ func (e *Engine) findFacts(text string, toks []token, wt *wordTerms) []fact {
 				wt.phraseWord(toks[nounAt+1]) && strings.HasSuffix(word(nounAt+1), "s") && !strings.HasSuffix(word(nounAt), "s") {
 				last = nounAt + 1
 			}
-			// "250 toxic waste sites", "9,000 fourth-class offices": a
-			// lone adjective is no unit to ask "How many toxic ...?"
-			// with; the figure is taken as a bare number below.
-			if last > nounAt || !adjectiveLike(word(nounAt)) {
+			modifier := quantityModifiers[word(nounAt)] || countAdjectives[word(nounAt)] || adjectiveLike(word(nounAt))
+			if last == nounAt && modifier {
+				// "1,000 new Border Patrol agents", "ten small war
+				// steamers", "250 toxic waste sites": the counted noun is
+				// the plural a few words on. Without one a modifier is no
+				// unit ("four new", "How many toxic ...?"): the figure is
+				// taken as a bare number below.
+				if end := countedPlural(toks, nounAt+1, free, wt); end > 0 {
+					claim(fact{kind: factQuantity, first: first, last: end, noun: text[toks[nounAt].start:toks[end].end]})
+					i = end
+					continue
+				}
+			}
+			if last > nounAt || !modifier {
 				claim(fact{kind: factQuantity, first: first, last: last, noun: text[toks[nounAt].start:toks[last].end]})
 				i = last
 				continue
@@ -888,6 +898,35 @@ func (e *Engine) findFactsLoose(text string, toks []token, wt *wordTerms) []fact
 // unit a number counts ("categorical", "toxic", "federal", "various",
 // "additional", "productive").
 var adjectiveSuffixes = []string{"ic", "al", "ous", "ful", "ive", "able", "ible", "ary"}
+
+// countAdjectives are adjectives that come between a number and what it
+// counts without an adjective's ending ("ten small war steamers", "two
+// great divisions", "the two last-mentioned cases").
+var countAdjectives = setOf(strings.Fields(`great small large big important principal last first main chief
+	major minor old young good leading`))
+
+// countedPlural returns the index of the plural noun that ends the counted
+// phrase opening at toks[j] after a number and a modifier: within
+// countedWords words, each a word of the sentence not yet claimed
+// (capitalised or a content word), the first plural ("agents" of "Border
+// Patrol agents", "States" of "American States"); 0 when there is none.
+func countedPlural(toks []token, j int, free func(int) bool, wt *wordTerms) int {
+	for k := j; k < len(toks) && k < j+countedWords; k++ {
+		t := toks[k]
+		if !free(k) || t.kind != tokWord || !(t.capitalised() || wt.phraseWord(t)) {
+			return 0
+		}
+		l := t.lower()
+		if len(l) > 3 && strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss") && !strings.HasSuffix(l, "us") && !strings.HasSuffix(l, "is") {
+			return k
+		}
+	}
+	return 0
+}
+
+// countedWords bounds the words between a number's modifier and the
+// plural it counts (see countedPlural).
+const countedWords = 3
 
 // adjectiveLike reports whether a lower-case word after a number reads as
 // an adjective: a hyphenated compound that is not plural ("fourth-class",

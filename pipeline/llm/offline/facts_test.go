@@ -33,7 +33,19 @@ func TestFindFacts(t *testing.T) {
 		{"quantities", "The army enlisted 12,000 regular troops and two hundred and fifty officers.", []foundFact{
 			{factQuantity, "12,000 regular troops", "how many regular troops"}, {factQuantity, "two hundred and fifty officers", "how many officers"}}},
 		{"a number before an adjective", "We cleaned up 250 toxic waste sites and 9,000 fourth-class offices.", []foundFact{
-			{factQuantity, "250", "what number"}, {factQuantity, "9,000", "what number"}}},
+			{factQuantity, "250 toxic waste sites", "how many toxic waste sites"},
+			{factQuantity, "9,000 fourth-class offices", "how many fourth-class offices"}}},
+		// A modifier is no unit: the counted noun is the plural after it,
+		// names between ("four new", "ten small" were answers once).
+		{"modifier before a name", "Congress admitted four new States in 1889 and 20 different American States ratified.", []foundFact{
+			{factQuantity, "four new States", "how many new States"}, {factYear, "1889", "what year"},
+			{factQuantity, "20 different American States", "how many different American States"}}},
+		{"modifier before a compound", "We hired 1,000 new Border Patrol agents and built ten small war steamers.", []foundFact{
+			{factQuantity, "1,000 new Border Patrol agents", "how many new Border Patrol agents"},
+			{factQuantity, "ten small war steamers", "how many small war steamers"}}},
+		{"modifier with no plural", "The two great Powers and 59 separate Federal programs remain; ten small remain.", []foundFact{
+			{factQuantity, "two great Powers", "how many great Powers"},
+			{factQuantity, "59 separate Federal programs", "how many separate Federal programs"}}},
 		{"four digits before a noun", "The depot stored 2000 rifles.", []foundFact{
 			{factQuantity, "2000 rifles", "how many rifles"}}},
 		{"year after a time word", "Revenue grew steadily since 1897 despite the war.", []foundFact{
