@@ -901,7 +901,7 @@ var adjectiveSuffixes = []string{"ic", "al", "ous", "ful", "ive", "able", "ible"
 
 // countAdjectives are adjectives that come between a number and what it
 // counts without an adjective's ending ("ten small war steamers", "two
-// great divisions", "the two last-mentioned cases").
+// great divisions of the Cherokee Nation").
 var countAdjectives = setOf(strings.Fields(`great small large big important principal last first main chief
 	major minor old young good leading`))
 
