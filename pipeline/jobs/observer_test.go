@@ -89,9 +89,19 @@ func TestRunnerObserver(t *testing.T) {
 		t.Fatalf("job on the failing engine ended %s", j.State)
 	}
 
+	// The runner tells the observer a job ended after it stored the end:
+	// wait for the event rather than read the events at once.
+	want := []string{"started offline", "ended offline done", "started down", "ended down failed"}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		obs.mu.Lock()
+		n := len(obs.events)
+		obs.mu.Unlock()
+		if n >= len(want) || time.Now().After(deadline) {
+			break
+		}
+	}
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
-	want := []string{"started offline", "ended offline done", "started down", "ended down failed"}
 	if diff := cmp.Diff(want, obs.events); diff != "" {
 		t.Errorf("job events (-want +got):\n%s", diff)
 	}
