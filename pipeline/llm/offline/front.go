@@ -802,7 +802,7 @@ func (use caseUse) fix(q string) string {
 		if i == 0 || !t.capitalised() || t.text == strings.ToUpper(t.text) || i+1 < len(toks) && toks[i+1].capitalised() {
 			continue // a name's run of capitals ("President Diaz") stays
 		}
-		if u := use[t.lower()]; u&caseLower != 0 && u&caseCapital == 0 {
+		if use.lowerable(t.lower()) {
 			b.WriteString(q[last:t.start])
 			b.WriteString(t.lower())
 			last = t.end
@@ -811,6 +811,34 @@ func (use caseUse) fix(q string) string {
 	b.WriteString(q[last:])
 	return b.String()
 }
+
+// lowerable reports whether a capitalised word w (lower-cased) that
+// opens a sentence may be written in lower case inside a question: the
+// summary never writes it capitalised inside a sentence, and it either
+// writes it in lower case or the word has the ending of a common noun or
+// an adverb ("Legislation", "Enforcement", "Closely"), which names seldom
+// have, unless government prose capitalises it ("Constitution").
+func (use caseUse) lowerable(w string) bool {
+	u := use[w]
+	if u&caseCapital != 0 {
+		return false
+	}
+	if u&caseLower != 0 {
+		return true
+	}
+	if genericCapitals[w] || titleWords[w] {
+		return false // "Constitution", "Administration" keep their capital
+	}
+	for _, end := range commonNounEndings {
+		if strings.HasSuffix(w, end) && len(w) >= len(end)+4 {
+			return true
+		}
+	}
+	return strings.HasSuffix(w, "ly") && len(w) >= 7
+}
+
+// commonNounEndings are endings of abstract nouns (see lowerable).
+var commonNounEndings = []string{"tion", "sion", "ment", "ness", "ity", "ance", "ence", "ism"}
 
 // lowerOpener returns sentence s and its tokens with its first word in
 // lower case when the summary writes that word in lower case and never
@@ -826,7 +854,7 @@ func (use caseUse) lowerOpener(s string, toks []token) (string, []token) {
 		if t.kind != tokWord || !t.capitalised() || t.text == strings.ToUpper(t.text) || k+1 < len(toks) && toks[k+1].capitalised() {
 			return s, toks
 		}
-		if u := use[t.lower()]; u&caseLower == 0 || u&caseCapital != 0 {
+		if !use.lowerable(t.lower()) {
 			return s, toks
 		}
 		r, size := utf8.DecodeRuneInString(t.text)

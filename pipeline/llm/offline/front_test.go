@@ -222,6 +222,13 @@ func TestCaseUseFix(t *testing.T) {
 		// "Recent" and "Everyone" only ever open a sentence: they stay.
 		{"Where were Recent agreements signed?", "Where were Recent agreements signed?"},
 		{"For what is Everyone anxious?", "For what is Everyone anxious?"},
+		// Openers the summary never writes inside a sentence but with
+		// the ending of an abstract noun or an adverb go to lower case;
+		// one government prose capitalises keeps its capital.
+		{"Where is Legislation desirable for a dam?", "Where is legislation desirable for a dam?"},
+		{"What is Closely related to crime conditions?", "What is closely related to crime conditions?"},
+		{"When did the Constitution take effect?", "When did the Constitution take effect?"},
+		{"Where did Italy send troops?", "Where did Italy send troops?"},
 		// The question's first word and a word in capitals stay.
 		{"Negotiations with which country were concluded?", "Negotiations with which country were concluded?"},
 		{"What of the NEGOTIATIONS?", "What of the NEGOTIATIONS?"},

@@ -1086,7 +1086,8 @@ func factHeadPhrase(s string, toks []token, f fact) string {
 // tense, an adverb in -ly or a figure ("the tariff took effect", "the
 // money directly", "January 1" are none; "the coast defenses of New York"
 // is one), it does not end on a function word, and it has a content word
-// beyond the generic ones ("the Federal Government" names nothing).
+// beyond the generic ones and those of time ("the Federal Government",
+// "the past year" name nothing).
 func nounPhrase(kp string, wt *wordTerms) bool {
 	toks := tokenize(kp)
 	specific := false
@@ -1105,11 +1106,19 @@ func nounPhrase(kp string, wt *wordTerms) bool {
 		if i == len(toks)-1 && (danglingEnds[l] || prepositions[l] || phraseOpeners[l] || !wt.content(t)) {
 			return false
 		}
-		if wt.content(t) && !genericCapitals[l] && !titleWords[l] {
+		if wt.content(t) && !genericCapitals[l] && !titleWords[l] && !timeWords[l] {
 			specific = true
 		}
 	}
 	return specific
+}
+
+// timeWords name a stretch of time or address the hearers: a phrase made
+// only of them ("the past year", "Madam Speaker") names no subject.
+var timeWords = map[string]bool{
+	"past": true, "present": true, "year": true, "years": true, "month": true, "months": true,
+	"week": true, "weeks": true, "day": true, "days": true, "decade": true, "decades": true,
+	"time": true, "alone": true, "madam": true, "speaker": true,
 }
 
 // keyphrase is the sentence's best noun phrase outside the fact, the
@@ -1120,8 +1129,10 @@ func nounPhrase(kp string, wt *wordTerms) bool {
 // article is kept. Content words score 0.3 plus their request weight,
 // names and numbers 0.3 more, each word costs 0.05, and a phrase made
 // only of the request's terms counts half; the best phrase with two content
-// words or more and at most keyphraseWords words wins, earlier ones on
-// ties; "" when there is none.
+// words or more, one of them no word of time ("the past year" names
+// nothing, see timeWords), and at most keyphraseWords words wins, earlier
+// ones on ties; one that would end inside a name ends before it ("the
+// grain crop of the United" is "the grain crop"); "" when there is none.
 func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) string {
 	n := len(toks)
 	score := make([]float64, n)
@@ -1165,7 +1176,7 @@ func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) stri
 		if isArticle(i - 1) {
 			start = i - 1
 		}
-		total, words, contentWords, news := 0.0, i-start, 0, 0
+		total, words, contentWords, news, untimed := 0.0, i-start, 0, 0, 0
 		j := i
 		for j < n && words < keyphraseWords {
 			switch {
@@ -1176,13 +1187,16 @@ func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) stri
 				if !allIn(wt.of(toks[j].text), prof.weight) {
 					news++
 				}
+				if !timeWords[toks[j].lower()] {
+					untimed++
+				}
 				// A phrase made only of the request's terms tells the
 				// question apart from no other: it counts half.
 				v := total
 				if news == 0 {
 					v /= 2
 				}
-				if contentWords >= 2 && v > bestScore+1e-9 {
+				if contentWords >= 2 && untimed > 0 && v > bestScore+1e-9 {
 					bestStart, bestEnd, bestScore = start, j, v
 				}
 				j++
@@ -1203,8 +1217,42 @@ func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) stri
 			break
 		}
 	}
+	// A phrase that ends inside a name ("the grain crop of the United")
+	// ends before the name instead: "the grain crop".
+	for bestStart >= 0 && nameGoesOn(toks, bestEnd) {
+		k := bestEnd
+		for k > bestStart && (toks[k].capitalised() || isArticle(k) || toks[k].is("of") && toks[k+1].kind == tokWord) {
+			k--
+		}
+		for k > bestStart && (isArticle(k) || toks[k].is("of")) {
+			k--
+		}
+		if k <= bestStart || !content[k] {
+			return ""
+		}
+		bestEnd = k
+	}
 	if bestStart < 0 {
 		return ""
 	}
 	return s[toks[bestStart].start:toks[bestEnd].end]
+}
+
+// nameGoesOn reports whether the capitalised word toks[j] is not the end
+// of its name: another capitalised word follows ("the United | States"),
+// or "of", an optional article and a capitalised word do ("the Navy | of
+// the United States", "the Seat | of Government"). A phrase that ends
+// there cuts the name in two.
+func nameGoesOn(toks []token, j int) bool {
+	if !toks[j].capitalised() || j+1 >= len(toks) {
+		return false
+	}
+	k := j + 1
+	if toks[k].is("of") {
+		k++
+		if k < len(toks) && (toks[k].is("the") || toks[k].is("a") || toks[k].is("an")) {
+			k++
+		}
+	}
+	return k < len(toks) && toks[k].kind == tokWord && toks[k].capitalised()
 }

@@ -51,6 +51,13 @@ func TestNuggetQuestionsRestateTheClause(t *testing.T) {
 			{Question: "On what date did President Harrison sign the McKinley Tariff?", Answer: "October 1, 1890"},
 			{Question: "Who signed the McKinley Tariff on October 1, 1890?", Answer: "President Harrison"}}},
 		{"a relative clause makes no readable question", "Revenue from customs, which had reached $229,000,000, fell sharply after the tariff took effect.", nil},
+		{"a template's phrase ends before a name it would cut at its end", "He said the value of the grain crop of the United States was $500,000,000.", []prompts.QA{
+			{Question: "What amount of money is given for the value of the grain crop?", Answer: "$500,000,000"}}},
+		{"a template's phrase ends before a name it would cut", "He said $8,000,000 went to the gradual improvement of the Navy of the United States.", []prompts.QA{
+			{Question: "What amount of money is given for the gradual improvement?", Answer: "$8,000,000"}}},
+		{"a stretch of time is no template's subject", "We spent $20,000,000 in the past year on new lighthouses.", []prompts.QA{
+			{Question: "What amount of money is given for new lighthouses?", Answer: "$20,000,000"}}},
+		{"a template with only a stretch of time asks nothing", "We have spent $20,000,000 over the past year.", nil},
 		{"pronoun subject gives a template", "He signed the tariff bill in 1890.", []prompts.QA{
 			{Question: "What year is given for the tariff bill?", Answer: "1890"}}},
 		{"modifier year is not asked in place", "The 1890 census counted 62 million people.", []prompts.QA{
