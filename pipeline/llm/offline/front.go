@@ -802,7 +802,7 @@ func (use caseUse) fix(q string) string {
 		if i == 0 || !t.capitalised() || t.text == strings.ToUpper(t.text) || i+1 < len(toks) && toks[i+1].capitalised() {
 			continue // a name's run of capitals ("President Diaz") stays
 		}
-		if use.lowerable(t.lower()) {
+		if use.lowerable(t.lower(), nameGoesOn(toks, i)) {
 			b.WriteString(q[last:t.start])
 			b.WriteString(t.lower())
 			last = t.end
@@ -817,8 +817,9 @@ func (use caseUse) fix(q string) string {
 // summary never writes it capitalised inside a sentence, and it either
 // writes it in lower case or the word has the ending of a common noun or
 // an adverb ("Legislation", "Enforcement", "Closely"), which names seldom
-// have, unless government prose capitalises it ("Constitution").
-func (use caseUse) lowerable(w string) bool {
+// have, unless government prose capitalises it ("Constitution") or it
+// opens a longer name (beforeName: "Organization of American States").
+func (use caseUse) lowerable(w string, beforeName bool) bool {
 	u := use[w]
 	if u&caseCapital != 0 {
 		return false
@@ -826,7 +827,7 @@ func (use caseUse) lowerable(w string) bool {
 	if u&caseLower != 0 {
 		return true
 	}
-	if genericCapitals[w] || titleWords[w] {
+	if beforeName || genericCapitals[w] || titleWords[w] {
 		return false // "Constitution", "Administration" keep their capital
 	}
 	for _, end := range commonNounEndings {
@@ -854,7 +855,7 @@ func (use caseUse) lowerOpener(s string, toks []token) (string, []token) {
 		if t.kind != tokWord || !t.capitalised() || t.text == strings.ToUpper(t.text) || k+1 < len(toks) && toks[k+1].capitalised() {
 			return s, toks
 		}
-		if !use.lowerable(t.lower()) {
+		if !use.lowerable(t.lower(), nameGoesOn(toks, k)) {
 			return s, toks
 		}
 		r, size := utf8.DecodeRuneInString(t.text)

@@ -314,7 +314,7 @@ func (e *Engine) question(s string, toks []token, f fact, prof profile, wt *word
 	if q := cases.fix(e.clauseQuestion(ls, ltoks, f, wt)); q != "" && readableClauseQuestion(q) {
 		return q
 	}
-	return e.templateQuestion(s, toks, f, prof, wt, topic)
+	return e.templateQuestion(s, toks, f, prof, wt, topic, cases)
 }
 
 // clauseBoundary reports whether token b ends a clause: a semicolon, colon,
@@ -832,7 +832,7 @@ func finishQuestion(q string, wt *wordTerms) string {
 // templateQuestion asks for f with a template naming the fact's kind and
 // the sentence's keyphrase; "" when the sentence has no other content
 // word.
-func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string) string {
+func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string, cases caseUse) string {
 	kp := keyphrase(s, toks, f, prof, wt)
 	if kp == "" || !nounPhrase(kp, wt) {
 		// The sentence's subject, when it is a plain noun phrase apart
@@ -865,7 +865,7 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 		q = "What percentage is given for %s?"
 	case factQuantity:
 		if countable(f.noun) {
-			return fmt.Sprintf("How many %s are given for %s?", f.noun, kp)
+			return cases.fix(fmt.Sprintf("How many %s are given for %s?", f.noun, kp))
 		}
 		q = "What number is given for %s?"
 	default:
@@ -874,7 +874,9 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 		// hold a verb no suffix shows: "the Philippines hold").
 		return topicQuestion(f, topic)
 	}
-	return fmt.Sprintf(q, kp)
+	// The phrase's words take the case the summary gives them inside a
+	// sentence ("for legislation enacting", not "for Legislation").
+	return cases.fix(fmt.Sprintf(q, kp))
 }
 
 // lowerArticle lower-cases the article opening a phrase taken from a

@@ -58,6 +58,10 @@ func TestNuggetQuestionsRestateTheClause(t *testing.T) {
 		{"a stretch of time is no template's subject", "We spent $20,000,000 in the past year on new lighthouses.", []prompts.QA{
 			{Question: "What amount of money is given for new lighthouses?", Answer: "$20,000,000"}}},
 		{"a template with only a stretch of time asks nothing", "We have spent $20,000,000 over the past year.", nil},
+		{"a template's phrase from the sentence's start takes the summary's case", "Fortification works were completed by him on March 1, 1946. He spoke of fortification.", []prompts.QA{
+			{Question: "What date is given for fortification works?", Answer: "March 1, 1946"}}},
+		{"a name opening the sentence keeps its capital", "Organization of American States members met with him in 1948.", []prompts.QA{
+			{Question: "What year is given for Organization of American States?", Answer: "1948"}}},
 		{"pronoun subject gives a template", "He signed the tariff bill in 1890.", []prompts.QA{
 			{Question: "What year is given for the tariff bill?", Answer: "1890"}}},
 		{"modifier year is not asked in place", "The 1890 census counted 62 million people.", []prompts.QA{
