@@ -875,7 +875,7 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 		return topicQuestion(f, topic)
 	}
 	// The phrase's words take the case the summary gives them inside a
-	// sentence ("for legislation enacting", not "for Legislation").
+	// sentence ("for fortification works", not "for Fortification works").
 	return cases.fix(fmt.Sprintf(q, kp))
 }
 
