@@ -114,7 +114,7 @@ func TestUnknownMigrationRefused(t *testing.T) {
 	if err := Apply(ctx, db); err != nil {
 		t.Fatalf("applying again: %v", err)
 	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (name) VALUES ('0021_from_the_future.sql')`); err != nil {
+	if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (name) VALUES ('0099_from_the_future.sql')`); err != nil {
 		t.Fatal(err)
 	}
 	var before int
@@ -122,8 +122,8 @@ func TestUnknownMigrationRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Apply(ctx, db)
-	if !errors.Is(err, ErrUnknownMigration) || !strings.Contains(err.Error(), "0021_from_the_future.sql") {
-		t.Fatalf("Apply on a database from another build = %v, want ErrUnknownMigration naming 0021_from_the_future.sql", err)
+	if !errors.Is(err, ErrUnknownMigration) || !strings.Contains(err.Error(), "0099_from_the_future.sql") {
+		t.Fatalf("Apply on a database from another build = %v, want ErrUnknownMigration naming 0099_from_the_future.sql", err)
 	}
 	var after int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&after); err != nil || after != before {

@@ -419,8 +419,12 @@ type Report struct {
 	// verification dropped as unsupported (DroppedUnsupported); 0 when
 	// the run did not verify.
 	DroppedUnsupported int
-	// Problems are the failures the run tolerated (an unparsable model
-	// answer, a fallback taken), for logs; they are not stored.
+	// Problems are what the run has to tell the report's readers: the
+	// failures it tolerated (an unparsable model answer, a fallback
+	// taken) and what limits the report (a subject few of the request's
+	// best passages speak of), each a sentence opening with the stage
+	// ("subject: ..."). They are stored with the report, shown with it in
+	// the portal and its exports, and logged.
 	Problems []string
 	// Scanned counts the passages the scan stage read against the papers'
 	// full schedule (every kept nugget × every passage of the report's
@@ -439,6 +443,28 @@ type Report struct {
 // the full scan's.
 type ScanCount struct {
 	Read, Schedule int
+}
+
+// RunNote is one of a report's Problems as its readers see it: the
+// stage that met it ("Subject", "Assemble") and what it says.
+type RunNote struct {
+	Stage, Text string
+}
+
+// RunNotes splits the report's problems into their stage and text, the
+// stage and the text each with a capital: "subject: only 9 of ..." is
+// {"Subject", "Only 9 of ..."}. A problem that opens with no stage keeps
+// its text whole and an empty stage.
+func (r Report) RunNotes() []RunNote {
+	out := make([]RunNote, 0, len(r.Problems))
+	for _, p := range r.Problems {
+		n := RunNote{Text: p}
+		if stage, text, ok := strings.Cut(p, ": "); ok && stage != "" && strings.IndexFunc(stage, func(c rune) bool { return c < 'a' || c > 'z' }) < 0 {
+			n = RunNote{Stage: upperFirstRune(stage), Text: upperFirstRune(text)}
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // Length is the report's length in characters as the limit counts it:

@@ -106,3 +106,26 @@ func TestSettingsHeuristics(t *testing.T) {
 		t.Errorf("unset rule written: %s", b)
 	}
 }
+
+// TestRunNotes: a report's problems read as notes with their stage and
+// text capitalised; a problem without a one-word stage stays whole.
+func TestRunNotes(t *testing.T) {
+	r := pipeline.Report{Problems: []string{
+		"subject: only 9 of the request's 100 best passages speak of its subject",
+		"assemble: none of the 4 candidate sentences cites one of the request's best passages: the report is empty",
+		"Extract 2: no stage here",
+		"no colon at all",
+	}}
+	want := []pipeline.RunNote{
+		{Stage: "Subject", Text: "Only 9 of the request's 100 best passages speak of its subject"},
+		{Stage: "Assemble", Text: "None of the 4 candidate sentences cites one of the request's best passages: the report is empty"},
+		{Text: "Extract 2: no stage here"},
+		{Text: "no colon at all"},
+	}
+	if got := r.RunNotes(); !cmp.Equal(got, want) {
+		t.Errorf("RunNotes() = %+v\nwant %+v", got, want)
+	}
+	if got := (pipeline.Report{}).RunNotes(); len(got) != 0 {
+		t.Errorf("RunNotes() of a report without problems = %+v", got)
+	}
+}

@@ -721,3 +721,56 @@ func TestReportVerificationCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestReportRunNotes: what the run had to tell a report's readers
+// (Report.Problems) is shown on the report page and the printable page,
+// and carried by the Markdown export and the NeuCLIR JSON; a report
+// without problems shows no notes.
+func TestReportRunNotes(t *testing.T) {
+	s := newReportServer(t, reportStore(), web.Config{})
+	rep := sampleReport()
+	rep.Problems = []string{
+		`subject: only 6 of the request's 100 best passages speak of its subject (read from its words "tariff", "<duties>"), so the report may be short`,
+		"a problem without a stage",
+	}
+	withReport(s, rep)
+	wantNotes := []string{
+		`Subject: Only 6 of the request's 100 best passages speak of its subject (read from its words "tariff", "<duties>"), so the report may be short`,
+		"a problem without a stage",
+	}
+	for _, page := range []struct{ url, id string }{{"/reports/9", "report-run-notes"}, {views.ReportPrintURL(9), "print-run-notes"}} {
+		doc := parseHTML(t, s.get(t, page.url))
+		if !strings.HasPrefix(textOf(doc, page.id), "Notes from the run") {
+			t.Errorf("%s: notes %q", page.url, textOf(doc, page.id))
+		}
+		var got []string
+		byTestID(doc, page.id).Find(`[data-testid="run-note"]`).Each(func(_ int, li *goquery.Selection) {
+			got = append(got, strings.Join(strings.Fields(li.Text()), " "))
+		})
+		if diff := cmp.Diff(wantNotes, got); diff != "" {
+			t.Errorf("%s: notes (-want +got)\n%s", page.url, diff)
+		}
+	}
+	md := s.get(t, views.ReportExportMarkdownURL(9)).Body.String()
+	if !strings.Contains(md, `_Note from the run: Subject: Only 6 of the request's 100 best passages`) ||
+		!strings.Contains(md, "_Note from the run: a problem without a stage._") || strings.Contains(md, "<duties>") {
+		t.Errorf("Markdown export lacks the notes, or carries raw angle brackets:\n%s", md)
+	}
+	var neu struct {
+		Crucible struct {
+			RunNotes []string `json:"run_notes"`
+		} `json:"crucible"`
+	}
+	if err := json.Unmarshal(s.get(t, views.ReportExportJSONURL(9)).Body.Bytes(), &neu); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rep.Problems, neu.Crucible.RunNotes); diff != "" {
+		t.Errorf("NeuCLIR crucible run_notes (-want +got)\n%s", diff)
+	}
+
+	plain := newReportServer(t, reportStore(), web.Config{})
+	withReport(plain, sampleReport())
+	if n := byTestID(parseHTML(t, plain.get(t, "/reports/9")), "report-run-notes").Length(); n != 0 {
+		t.Errorf("a report without problems shows %d run notes", n)
+	}
+}

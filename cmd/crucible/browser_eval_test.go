@@ -15,11 +15,18 @@ import (
 // to finish and opens the report, as TestBrowserReport does.
 func openNewReport(t *testing.T, ctx context.Context, base string) {
 	t.Helper()
+	openReportOn(t, ctx, base, reportTitle, reportProblem)
+}
+
+// openReportOn makes a report on a title and problem statement from the
+// new-report form and opens it when its job is done.
+func openReportOn(t *testing.T, ctx context.Context, base, title, statement string) {
+	t.Helper()
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/reports/new"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#field-title`), reportTitle),
-		chromedp.SendKeys(chromedp.CSS(`#field-problem_statement`), reportProblem),
+		chromedp.SendKeys(chromedp.CSS(`#field-title`), title),
+		chromedp.SendKeys(chromedp.CSS(`#field-problem_statement`), statement),
 		chromedp.Click(chromedp.CSS(`[data-testid="submit-report"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="job-report-link"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="job-report-link"]`), chromedp.NodeVisible),

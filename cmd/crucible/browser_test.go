@@ -184,6 +184,9 @@ func TestBrowserReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open the report: %v", err)
 	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="report-run-notes"]').length`)); n != 0 {
+		t.Errorf("a report on a subject most of its best passages speak of shows %d run notes", n)
+	}
 	engine, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="report-engine"]`)))
 	if !strings.Contains(engine, "offline engine") {
 		t.Errorf("report engine label %q, want the offline engine named", engine)
@@ -228,5 +231,26 @@ func TestBrowserReport(t *testing.T) {
 	overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
 	if err != nil || overflow {
 		t.Errorf("at 400 pixels the report page is wider than the window (%v)", err)
+	}
+}
+
+// TestBrowserReportRunNotes: a report whose subject few of the request's
+// best passages speak of ("chinese" in five of the sample corpus's 100
+// best passages for the request) says so in its header, with the words
+// the subject was read from and what may help.
+func TestBrowserReportRunNotes(t *testing.T) {
+	t.Parallel()
+	ctx := newBrowser(t)
+	base := startServe(t, "--data", preparedData(t, sampleCorpus))
+	openReportOn(t, ctx, base, "The Chinese exclusion and the Government",
+		"What did the Presidents tell Congress about the Chinese, the Government, the people and the States?")
+	notes, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="report-run-notes"]`)))
+	if err != nil {
+		t.Fatalf("the report shows no run notes: %v", err)
+	}
+	for _, want := range []string{"from the run that made this report", "Subject:", "best passages speak of its subject", `"chinese"`, "may help"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("run notes %q lack %q", notes, want)
+		}
 	}
 }

@@ -73,8 +73,11 @@ import (
 // named by its name in the retrieval query and the subject
 // (pipeline.Request.TitlePlaces). v28 (session 43): the subject reads
 // the title without a clause that dates it by an event ("after the Cold
-// War"; pipeline.WithoutEventTime).
-const Version = "crucible-pipeline-v28"
+// War"; pipeline.WithoutEventTime). v29 (session 47): a run notes
+// among its problems, which are now stored and shown with the report,
+// that fewer than a tenth of the request's best passages speak of its
+// subject (run.noteNarrowSubject); the sentences are the same.
+const Version = "crucible-pipeline-v29"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

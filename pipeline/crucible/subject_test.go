@@ -3,6 +3,7 @@ package crucible
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -806,5 +807,65 @@ func TestSubjectTitleDatedByEvent(t *testing.T) {
 	}
 	if !s.covers("Refugees are returning to their homes in Kosovo.", false) {
 		t.Error("a sentence on refugees should speak of the subject")
+	}
+}
+
+// TestNoteNarrowSubject: a run tells the report's readers when fewer
+// than a tenth of the request's best passages speak of its subject, and
+// names the words it was read from; at a tenth or more, or with no
+// subject to hold sentences to, it says nothing.
+func TestNoteNarrowSubject(t *testing.T) {
+	req := pipeline.Request{Title: "NATO and the Balkans", ProblemStatement: "What did NATO do in Bosnia?"}
+	hits := func(speaking, of int) []pipeline.Hit {
+		out := make([]pipeline.Hit, of)
+		for i := range out {
+			out[i] = pipeline.Hit{DocID: "d", Ordinal: i, Text: "The budget was balanced at last."}
+			if i < speaking {
+				out[i].Text = "NATO troops went to Bosnia."
+			}
+		}
+		return out
+	}
+	texts := func(hs []pipeline.Hit) []string {
+		var out []string
+		for _, h := range hs {
+			out = append(out, h.Text)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		speaking, of int
+		want         bool
+	}{
+		{9, 100, true},
+		{0, 100, true},
+		{10, 100, false},
+		{1, 9, false}, // a small collection: one in nine is more than a tenth
+		{0, 9, true},
+	} {
+		best := hits(tt.speaking, tt.of)
+		s, err := newSubject(context.Background(), req, texts(best), words, fakeDocFreq(nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &run{req: req, subject: s}
+		r.noteNarrowSubject(best)
+		p := r.tolerated()
+		if !tt.want {
+			if len(p) != 0 {
+				t.Errorf("%d of %d speak: problems %q, want none", tt.speaking, tt.of, p)
+			}
+			continue
+		}
+		want := fmt.Sprintf("subject: only %d of the request's %d best passages speak of its subject (read from its words", tt.speaking, tt.of)
+		if len(p) != 1 || !strings.HasPrefix(p[0], want) || !strings.Contains(p[0], `"NATO"`) || !strings.Contains(p[0], "may help") {
+			t.Errorf("%d of %d speak: problems %q, want one opening %q and naming \"NATO\"", tt.speaking, tt.of, p, want)
+		}
+	}
+	// No subject (an engine without an analyzer): nothing to say.
+	r := &run{req: req}
+	r.noteNarrowSubject(hits(0, 100))
+	if p := r.tolerated(); len(p) != 0 {
+		t.Errorf("without a subject: problems %q", p)
 	}
 }

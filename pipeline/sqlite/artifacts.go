@@ -183,11 +183,12 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 	set, err2 := toJSON(r.Settings)
 	facets, err3 := toJSON(nonNil(r.Facets))
 	man, err4 := encodeManifest(r.Manifest)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	problems, err5 := toJSON(nonNil(r.Problems))
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO reports (job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets, manifest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, jobID, req, r.RunID, r.Engine, set, formatTime(d.now()), r.DroppedUnsupported, facets, man)
+	res, err := tx.ExecContext(ctx, `INSERT INTO reports (job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets, manifest, problems)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, jobID, req, r.RunID, r.Engine, set, formatTime(d.now()), r.DroppedUnsupported, facets, man, problems)
 	if err != nil {
 		return 0, fmt.Errorf("save report of job %d: %w", jobID, err)
 	}
@@ -224,10 +225,10 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 // sentences and nugget bank.
 func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 	r := pipeline.Report{ID: id}
-	var req, set, created, facets, man string
+	var req, set, created, facets, man, problems string
 	var jobID sql.NullInt64
-	err := d.db.QueryRowContext(ctx, `SELECT job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets, manifest
-		FROM reports WHERE id = ?`, id).Scan(&jobID, &req, &r.RunID, &r.Engine, &set, &created, &r.DroppedUnsupported, &facets, &man)
+	err := d.db.QueryRowContext(ctx, `SELECT job_id, request, run_id, engine, settings, created_at, dropped_unsupported, facets, manifest, problems
+		FROM reports WHERE id = ?`, id).Scan(&jobID, &req, &r.RunID, &r.Engine, &set, &created, &r.DroppedUnsupported, &facets, &man, &problems)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("report %d: %w", id, errNotFound)
 	}
@@ -235,11 +236,14 @@ func (d *DB) Report(ctx context.Context, id int64) (pipeline.Report, error) {
 		return r, fmt.Errorf("load report %d: %w", id, err)
 	}
 	if err := errors.Join(json.Unmarshal([]byte(req), &r.Request), json.Unmarshal([]byte(set), &r.Settings),
-		json.Unmarshal([]byte(facets), &r.Facets)); err != nil {
+		json.Unmarshal([]byte(facets), &r.Facets), json.Unmarshal([]byte(problems), &r.Problems)); err != nil {
 		return r, fmt.Errorf("load report %d: %w", id, err)
 	}
 	if len(r.Facets) == 0 {
 		r.Facets = nil
+	}
+	if len(r.Problems) == 0 {
+		r.Problems = nil
 	}
 	if r.Manifest, err = decodeManifest(man); err != nil {
 		return r, fmt.Errorf("load report %d: %w", id, err)
