@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Speakers a facet names. A problem statement often asks for what one
@@ -178,17 +179,30 @@ var irregularPasts = map[string]bool{
 // description become that name as the request writes it at its shortest
 // ("Measures Clinton proposed against parents"), unless the heading
 // would grow past MaxFacetHeadingWords (its description is still
-// resolved). A request naming no author, or more than one, or a range of
-// them ("from Kennedy to Obama"), leaves the facets as they are; so does
-// a facet that names someone else ("Lincoln's Gettysburg Address and
-// his ..."). The facets are returned as a new slice.
+// resolved). When it names several, a facet's pronoun stands for the
+// author named last before the facet's text in the same sentence of the
+// request ("Clinton's figure for unpaid support, the law his welfare
+// plan built on": Clinton; see antecedent), and is left as it is when
+// no name comes before it there. A name within a range of them ("from
+// Kennedy to Obama") is no antecedent, and a facet that names someone
+// itself ("Lincoln's Gettysburg Address and his ...") is left as it is.
+// The facets are returned as a new slice.
 func ResolveSpeaker(facets []Facet, request string, authors map[string]Period) []Facet {
-	name := soleAuthorName(request, authors)
+	sole := soleAuthorName(request, authors)
 	out := append([]Facet(nil), facets...)
-	if name == "" {
-		return out
+	var ranges []PeriodMention
+	var names []writtenName
+	if sole == "" {
+		ranges, names = AuthorPeriods(request, authors), namesWrittenAt(request, authors)
 	}
 	for i, f := range out {
+		name := sole
+		if name == "" {
+			name = antecedent(f, request, names, ranges)
+		}
+		if name == "" {
+			continue
+		}
 		if h := resolvePronouns(f.Heading, name); h != f.Heading && len(strings.Fields(h)) <= MaxFacetHeadingWords && len(SpeakersNamedAny(f.Heading, authors)) == 0 {
 			out[i].Heading = h
 		}
@@ -197,6 +211,62 @@ func ResolveSpeaker(facets []Facet, request string, authors map[string]Period) [
 		}
 	}
 	return out
+}
+
+// antecedent returns the name a facet's pronoun stands for in a request
+// that names several authors (names, as namesWrittenAt finds them in
+// request; ranges, its ranges of authors): the last name written before
+// the facet's text in the same sentence, outside the ranges. "" when the
+// facet's description holds no pronoun, is not found in the request, or
+// no name comes before it in its sentence.
+func antecedent(f Facet, request string, names []writtenName, ranges []PeriodMention) string {
+	loc := rePronoun.FindStringIndex(f.Description)
+	if loc == nil || len(names) == 0 {
+		return ""
+	}
+	lower := strings.ToLower(request)
+	at := strings.Index(lower, strings.ToLower(f.Description))
+	if at < 0 {
+		// A description the facets shortened: the words up to the
+		// pronoun and the two after it, when that is three words or more.
+		words := strings.Fields(f.Description)
+		upTo := len(strings.Fields(f.Description[:loc[1]]))
+		if len(words) < 3 {
+			return ""
+		}
+		at = strings.Index(lower, strings.ToLower(strings.Join(words[:min(len(words), max(3, upTo+2))], " ")))
+		if at < 0 {
+			return ""
+		}
+	}
+	start := sentenceStart(request, at)
+	name := ""
+	for _, n := range names {
+		if n.start >= start && n.end <= at && !within(n.start, n.end, ranges) {
+			name = n.name
+		}
+	}
+	return name
+}
+
+// sentenceStart returns where the sentence of text holding position at
+// begins: after the last full stop, question or exclamation mark followed
+// by a space before at (not a capital's full stop, "George W. Bush"), or
+// the last line break; 0 at the start.
+func sentenceStart(text string, at int) int {
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	for i := at - 2; i >= start; i-- {
+		if text[i+1] != ' ' {
+			continue
+		}
+		switch c := text[i]; {
+		case c == '?' || c == '!':
+			return i + 2
+		case c == '.' && i > 0 && !unicode.IsUpper(rune(text[i-1])):
+			return i + 2
+		}
+	}
+	return start
 }
 
 // rePronoun finds the third-person pronouns of one man that
@@ -254,25 +324,44 @@ func SpeakersNamedAny(text string, authors map[string]Period) []string {
 // capitalised words that fits an author, the first word of a line left
 // out when the rest fits alone ("Help Clinton").
 func namesWritten(text string, authors map[string]Period) []string {
+	var out []string
+	for _, n := range namesWrittenAt(text, authors) {
+		out = append(out, n.name)
+	}
+	return out
+}
+
+// writtenName is a name namesWrittenAt found and where text holds it.
+type writtenName struct {
+	name       string
+	start, end int
+}
+
+// namesWrittenAt is namesWritten with where each name stands in text.
+func namesWrittenAt(text string, authors map[string]Period) []writtenName {
 	if len(authors) == 0 {
 		return nil
 	}
-	var out []string
+	var out []writtenName
+	offset := 0
 	for _, line := range strings.Split(text, "\n") {
+		lineStart := offset
+		offset += len(line) + 1
 		for _, m := range reNameRun.FindAllStringSubmatchIndex(line, -1) {
-			name := line[m[2]:m[3]]
+			start := m[2]
+			name := line[start:m[3]]
 			if i := possessiveWord(name); i >= 0 {
 				name = name[:i]
 			}
 			name = strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s")
 			if len(authorsNamed(name, authors)) == 0 {
-				_, rest, ok := strings.Cut(name, " ")
+				first, rest, ok := strings.Cut(name, " ")
 				if !ok || len(authorsNamed(rest, authors)) == 0 {
 					continue
 				}
-				name = rest
+				name, start = rest, start+len(first)+1
 			}
-			out = append(out, name)
+			out = append(out, writtenName{name: name, start: lineStart + start, end: lineStart + start + len(name)})
 		}
 	}
 	return out

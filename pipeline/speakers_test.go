@@ -101,6 +101,45 @@ func TestResolveSpeaker(t *testing.T) {
 			t.Errorf("ResolveSpeaker(%q) = %q, want the heading as it was", request, got[0].Heading)
 		}
 	}
+	// Several speakers: a pronoun stands for the name written last before
+	// the facet in its sentence, outside a range of speakers.
+	authors["Jimmy Carter"] = Period{From: 1978, To: 1980}
+	several := "Farm income and farm programs\nHow did the addresses report farm income under Lyndon Johnson and Nixon? " +
+		"Cover also the squeeze Carter described in 1978, the farm law he credited and the export record he reported in 1981; " +
+		"Reagan's call for a change; the figures George W. Bush gave, the program he ended. What did Obama propose? The plan he sent in 2010."
+	for _, tc := range []struct {
+		facet, want Facet
+	}{
+		{ // Carter, not Nixon of the sentence before
+			Facet{Heading: "Farm law he credited", Description: "The farm law he credited and the export record he reported in 1981"},
+			Facet{Heading: "Farm law Carter credited", Description: "The farm law Carter credited and the export record Carter reported in 1981"},
+		},
+		{ // the description shortened: found by its words up to the pronoun and two more
+			Facet{Heading: "Farm law he credited", Description: "The farm law he credited"},
+			Facet{Heading: "Farm law Carter credited", Description: "The farm law Carter credited"},
+		},
+		{ // "George W. Bush": a capital's full stop ends no sentence
+			Facet{Heading: "Program he ended", Description: "The program he ended"},
+			Facet{Heading: "Program George W. Bush ended", Description: "The program George W. Bush ended"},
+		},
+		{ // the only name is in the sentence before
+			Facet{Heading: "Plan he sent in 2010", Description: "The plan he sent in 2010"},
+			Facet{Heading: "Plan he sent in 2010", Description: "The plan he sent in 2010"},
+		},
+		{ // not in the request
+			Facet{Heading: "Bill he vetoed", Description: "The bill he vetoed twice"},
+			Facet{Heading: "Bill he vetoed", Description: "The bill he vetoed twice"},
+		},
+	} {
+		if got := ResolveSpeaker([]Facet{tc.facet}, several, authors); !cmp.Equal(got[0], tc.want) {
+			t.Errorf("ResolveSpeaker(%+v) = %+v, want %+v", tc.facet, got[0], tc.want)
+		}
+	}
+	ranged := []Facet{{Heading: "Law he signed", Description: "The law he signed"}}
+	if got := ResolveSpeaker(ranged, "Welfare from Kennedy to Obama: the law he signed and what Clinton said", authors); got[0] != ranged[0] {
+		t.Errorf("a range's names are no antecedent: %+v", got[0])
+	}
+
 	// A heading that would grow past its bound keeps its pronoun.
 	long := []Facet{{Heading: "Cuts he made to the programs he inherited", Description: "d"}}
 	if got := ResolveSpeaker(long, "What did Lyndon B. Johnson cut?", authors); got[0].Heading != long[0].Heading {

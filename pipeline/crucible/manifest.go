@@ -76,8 +76,11 @@ import (
 // War"; pipeline.WithoutEventTime). v29 (session 47): a run notes
 // among its problems, which are now stored and shown with the report,
 // that fewer than a tenth of the request's best passages speak of its
-// subject (run.noteNarrowSubject); the sentences are the same.
-const Version = "crucible-pipeline-v29"
+// subject (run.noteNarrowSubject); the sentences are the same. v30
+// (session 47): in a request that names several speakers, a facet's
+// "he" or "his" names the speaker written last before the facet in its
+// sentence (pipeline.ResolveSpeaker), so the facet holds his documents.
+const Version = "crucible-pipeline-v30"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
