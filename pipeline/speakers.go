@@ -186,7 +186,10 @@ var irregularPasts = map[string]bool{
 // no name comes before it there. A name within a range of them ("from
 // Kennedy to Obama") is no antecedent, and a facet that names someone
 // itself ("Lincoln's Gettysburg Address and his ...") is left as it is.
-// The facets are returned as a new slice.
+// A description that opens with "His", whose heading the facets wrote
+// without it, gets the name in both ("Taft's criticism of the antitrust
+// law itself"; see ownerHeading). The facets are returned as a new
+// slice.
 func ResolveSpeaker(facets []Facet, request string, authors map[string]Period) []Facet {
 	sole := soleAuthorName(request, authors)
 	out := append([]Facet(nil), facets...)
@@ -205,12 +208,36 @@ func ResolveSpeaker(facets []Facet, request string, authors map[string]Period) [
 		}
 		if h := resolvePronouns(f.Heading, name); h != f.Heading && len(strings.Fields(h)) <= MaxFacetHeadingWords && len(SpeakersNamedAny(f.Heading, authors)) == 0 {
 			out[i].Heading = h
+		} else if h, ok := ownerHeading(f, name); ok && len(SpeakersNamedAny(f.Heading, authors)) == 0 {
+			out[i].Heading = h
 		}
 		if len(SpeakersNamedAny(f.Description, authors)) == 0 {
 			out[i].Description = resolvePronouns(f.Description, name)
+			if rest, ok := strings.CutPrefix(out[i].Description, "His "); ok {
+				out[i].Description = name + "'s " + rest
+			}
 		}
 	}
 	return out
+}
+
+// ownerHeading returns the heading of a facet whose description opens
+// with "His" with the owner named ("His criticism of the antitrust law
+// itself" headed "Criticism of the antitrust law itself" becomes "Taft's
+// criticism of the antitrust law itself"), the words after the name as
+// the description writes them; false when the description does not
+// open so, the heading is not its words after "His", or the heading
+// would grow past MaxFacetHeadingWords.
+func ownerHeading(f Facet, name string) (string, bool) {
+	rest, ok := strings.CutPrefix(f.Description, "His ")
+	if !ok || f.Heading == "" || len(rest) < len(f.Heading) || !strings.EqualFold(rest[:len(f.Heading)], f.Heading) {
+		return "", false
+	}
+	h := name + "'s " + rest[:len(f.Heading)]
+	if len(strings.Fields(h)) > MaxFacetHeadingWords {
+		return "", false
+	}
+	return h, true
 }
 
 // antecedent returns the name a facet's pronoun stands for in a request
@@ -221,6 +248,9 @@ func ResolveSpeaker(facets []Facet, request string, authors map[string]Period) [
 // no name comes before it in its sentence.
 func antecedent(f Facet, request string, names []writtenName, ranges []PeriodMention) string {
 	loc := rePronoun.FindStringIndex(f.Description)
+	if strings.HasPrefix(f.Description, "His ") || strings.HasPrefix(f.Description, "He ") {
+		loc = []int{0, strings.IndexByte(f.Description, ' ')}
+	}
 	if loc == nil || len(names) == 0 {
 		return ""
 	}

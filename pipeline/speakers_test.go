@@ -106,7 +106,7 @@ func TestResolveSpeaker(t *testing.T) {
 	authors["Jimmy Carter"] = Period{From: 1978, To: 1980}
 	several := "Farm income and farm programs\nHow did the addresses report farm income under Lyndon Johnson and Nixon? " +
 		"Cover also the squeeze Carter described in 1978, the farm law he credited and the export record he reported in 1981; " +
-		"Reagan's call for a change; the figures George W. Bush gave, the program he ended. What did Obama propose? The plan he sent in 2010."
+		"Reagan's call for a change and his figures for farm debt; the figures George W. Bush gave, the program he ended. What did Obama propose? The plan he sent in 2010."
 	for _, tc := range []struct {
 		facet, want Facet
 	}{
@@ -121,6 +121,14 @@ func TestResolveSpeaker(t *testing.T) {
 		{ // "George W. Bush": a capital's full stop ends no sentence
 			Facet{Heading: "Program he ended", Description: "The program he ended"},
 			Facet{Heading: "Program George W. Bush ended", Description: "The program George W. Bush ended"},
+		},
+		{ // a description that opens with "His": the heading names the owner
+			Facet{Heading: "Figures for farm debt", Description: "His figures for farm debt"},
+			Facet{Heading: "Reagan's figures for farm debt", Description: "Reagan's figures for farm debt"},
+		},
+		{ // ... unless the heading would grow past its bound
+			Facet{Heading: "Figures for farm debt of the nation in 1985 and later", Description: "His figures for farm debt of the nation in 1985 and later"},
+			Facet{Heading: "Figures for farm debt of the nation in 1985 and later", Description: "Reagan's figures for farm debt of the nation in 1985 and later"},
 		},
 		{ // the only name is in the sentence before
 			Facet{Heading: "Plan he sent in 2010", Description: "The plan he sent in 2010"},
@@ -138,6 +146,12 @@ func TestResolveSpeaker(t *testing.T) {
 	ranged := []Facet{{Heading: "Law he signed", Description: "The law he signed"}}
 	if got := ResolveSpeaker(ranged, "Welfare from Kennedy to Obama: the law he signed and what Clinton said", authors); got[0] != ranged[0] {
 		t.Errorf("a range's names are no antecedent: %+v", got[0])
+	}
+
+	// The one speaker a request names owns a facet that opens with "His".
+	owned := []Facet{{Heading: "Criticism of the antitrust law itself", Description: "His criticism of the antitrust law itself"}}
+	if got := ResolveSpeaker(owned, "What did Taft say of the trusts?", authors); got[0] != (Facet{Heading: "Taft's criticism of the antitrust law itself", Description: "Taft's criticism of the antitrust law itself"}) {
+		t.Errorf("a facet opening with His = %+v", got[0])
 	}
 
 	// A heading that would grow past its bound keeps its pronoun.

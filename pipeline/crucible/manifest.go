@@ -80,7 +80,9 @@ import (
 // (session 47): in a request that names several speakers, a facet's
 // "he" or "his" names the speaker written last before the facet in its
 // sentence (pipeline.ResolveSpeaker), so the facet holds his documents.
-const Version = "crucible-pipeline-v30"
+// v31 (session 47): a facet whose description opens with "His" names
+// the speaker in its heading and description (pipeline.ResolveSpeaker).
+const Version = "crucible-pipeline-v31"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
