@@ -305,7 +305,7 @@ func reportPrintArticle(vm ReportPrintPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = runNotes(vm.Report.RunNotes(), "print-run-notes").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = runNotes(vm.Report.RunNotes(), "print-run-notes", 0).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

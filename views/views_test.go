@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/auth"
 )
 
 func TestDocumentURL(t *testing.T) {
@@ -195,5 +197,32 @@ func TestCiteDocumentsOncePerDocument(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "tr-1907,wilson-1913" {
 		t.Errorf("cite documents %v, want each present document once", got)
+	}
+}
+
+// TestRunNotesLink: the run notes link to the request's form, filled in,
+// for a viewer who may start reports, and not for one who may not nor
+// without the report's job.
+func TestRunNotesLink(t *testing.T) {
+	notes := []pipeline.RunNote{{Stage: "Subject", Text: "Only 4 of the request's 100 best passages speak of its subject"}}
+	render := func(v Viewer, jobID int64) string {
+		var b strings.Builder
+		if err := runNotes(notes, "run-notes", jobID).Render(WithViewer(context.Background(), v), &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	analyst := Viewer{Name: "alan", Role: auth.RoleAnalyst}
+	if html := render(analyst, 5); !strings.Contains(html, `href="`+ResubmitURL(5)+`"`) || !strings.Contains(html, "Only 4 of the request") {
+		t.Errorf("an analyst's run notes:\n%s", html)
+	}
+	if html := render(Viewer{Name: "grace", Role: auth.RoleReviewer}, 5); strings.Contains(html, "run-notes-resubmit") {
+		t.Errorf("a reviewer is offered the form:\n%s", html)
+	}
+	if html := render(analyst, 0); strings.Contains(html, "run-notes-resubmit") {
+		t.Errorf("run notes without a job link to a form:\n%s", html)
+	}
+	if html := render(analyst, 0); !strings.Contains(html, "A note from the run") {
+		t.Errorf("one note reads %q", html)
 	}
 }

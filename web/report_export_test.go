@@ -751,6 +751,14 @@ func TestReportRunNotes(t *testing.T) {
 			t.Errorf("%s: notes (-want +got)\n%s", page.url, diff)
 		}
 	}
+	// The report page links to the request's form filled in, to reword
+	// it; the printable page does not.
+	if href, _ := byTestID(parseHTML(t, s.get(t, "/reports/9")), "run-notes-resubmit").Attr("href"); href != views.ResubmitURL(5) {
+		t.Errorf("run notes link to %q, want the request's form %q", href, views.ResubmitURL(5))
+	}
+	if n := byTestID(parseHTML(t, s.get(t, views.ReportPrintURL(9))), "run-notes-resubmit").Length(); n != 0 {
+		t.Errorf("the printable page links to the form %d times", n)
+	}
 	md := s.get(t, views.ReportExportMarkdownURL(9)).Body.String()
 	if !strings.Contains(md, `_Note from the run: Subject: Only 6 of the request's 100 best passages`) ||
 		!strings.Contains(md, "_Note from the run: a problem without a stage._") || strings.Contains(md, "<duties>") {

@@ -237,7 +237,8 @@ func TestBrowserReport(t *testing.T) {
 // TestBrowserReportRunNotes: a report whose subject few of the request's
 // best passages speak of ("chinese" in five of the sample corpus's 100
 // best passages for the request) says so in its header, with the words
-// the subject was read from and what may help.
+// the subject was read from and what may help, and links to the
+// request's form filled in.
 func TestBrowserReportRunNotes(t *testing.T) {
 	t.Parallel()
 	ctx := newBrowser(t)
@@ -252,5 +253,17 @@ func TestBrowserReportRunNotes(t *testing.T) {
 		if !strings.Contains(notes, want) {
 			t.Errorf("run notes %q lack %q", notes, want)
 		}
+	}
+	// The note's link opens the request's form filled in, to reword it.
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="run-notes-resubmit"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="report-form"]`)),
+	)
+	if err != nil {
+		t.Fatalf("follow the run notes' link to the form: %v", err)
+	}
+	title, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#field-title`)))
+	if err != nil || title != "The Chinese exclusion and the Government" {
+		t.Errorf("the form's title is %q (%v), want the report's request", title, err)
 	}
 }
