@@ -452,15 +452,19 @@ type RunNote struct {
 }
 
 // RunNotes splits the report's problems into their stage and text, the
-// stage and the text each with a capital: "subject: only 9 of ..." is
-// {"Subject", "Only 9 of ..."}. A problem that opens with no stage keeps
-// its text whole and an empty stage.
+// stage and the text each with a capital and the text ending as a
+// sentence does: "subject: only 9 of ... may help" is {"Subject", "Only 9
+// of ... may help."}. A problem that opens with no stage keeps its text
+// whole (with a full stop) and an empty stage.
 func (r Report) RunNotes() []RunNote {
 	out := make([]RunNote, 0, len(r.Problems))
 	for _, p := range r.Problems {
 		n := RunNote{Text: p}
 		if stage, text, ok := strings.Cut(p, ": "); ok && stage != "" && strings.IndexFunc(stage, func(c rune) bool { return c < 'a' || c > 'z' }) < 0 {
 			n = RunNote{Stage: upperFirstRune(stage), Text: upperFirstRune(text)}
+		}
+		if !strings.HasSuffix(n.Text, ".") && !strings.HasSuffix(n.Text, "?") && !strings.HasSuffix(n.Text, "!") {
+			n.Text += "."
 		}
 		out = append(out, n)
 	}

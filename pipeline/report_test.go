@@ -115,12 +115,14 @@ func TestRunNotes(t *testing.T) {
 		"assemble: none of the 4 candidate sentences cites one of the request's best passages: the report is empty",
 		"Extract 2: no stage here",
 		"no colon at all",
+		"asked: is it a question?",
 	}}
 	want := []pipeline.RunNote{
-		{Stage: "Subject", Text: "Only 9 of the request's 100 best passages speak of its subject"},
-		{Stage: "Assemble", Text: "None of the 4 candidate sentences cites one of the request's best passages: the report is empty"},
-		{Text: "Extract 2: no stage here"},
-		{Text: "no colon at all"},
+		{Stage: "Subject", Text: "Only 9 of the request's 100 best passages speak of its subject."},
+		{Stage: "Assemble", Text: "None of the 4 candidate sentences cites one of the request's best passages: the report is empty."},
+		{Text: "Extract 2: no stage here."},
+		{Text: "no colon at all."},
+		{Stage: "Asked", Text: "Is it a question?"},
 	}
 	if got := r.RunNotes(); !cmp.Equal(got, want) {
 		t.Errorf("RunNotes() = %+v\nwant %+v", got, want)

@@ -735,8 +735,8 @@ func TestReportRunNotes(t *testing.T) {
 	}
 	withReport(s, rep)
 	wantNotes := []string{
-		`Subject: Only 6 of the request's 100 best passages speak of its subject (read from its words "tariff", "<duties>"), so the report may be short`,
-		"a problem without a stage",
+		`Subject: Only 6 of the request's 100 best passages speak of its subject (read from its words "tariff", "<duties>"), so the report may be short.`,
+		"a problem without a stage.",
 	}
 	for _, page := range []struct{ url, id string }{{"/reports/9", "report-run-notes"}, {views.ReportPrintURL(9), "print-run-notes"}} {
 		doc := parseHTML(t, s.get(t, page.url))

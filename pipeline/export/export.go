@@ -233,7 +233,7 @@ func markdown(r pipeline.Report, titles map[string]string, quotes map[pipeline.C
 		if n.Stage != "" {
 			n.Text = n.Stage + ": " + n.Text
 		}
-		fmt.Fprintf(&b, "_Note from the run: %s._\n\n", escapeMarkdown(strings.TrimRight(n.Text, ".")))
+		fmt.Fprintf(&b, "_Note from the run: %s_\n\n", escapeMarkdown(n.Text))
 	}
 	numbers, refs := Numbering(r, titles)
 	if len(r.Sentences) == 0 {
