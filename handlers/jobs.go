@@ -67,6 +67,12 @@ type Jobs struct {
 	Statuses interface {
 		Status(ctx context.Context, reportID int64) (pipeline.StatusRecord, error)
 	}
+	// Notes reads what the run that made a report had to tell its readers
+	// (pipeline.Report.Problems), for the list's marker and the job page.
+	// Optional: when nil, neither shows notes.
+	Notes interface {
+		ReportProblems(ctx context.Context, reportID int64) ([]string, error)
+	}
 
 	clock stageClock
 }
@@ -103,6 +109,9 @@ func (h *Jobs) List(c echo.Context) error {
 				row.ReportStatus = pipeline.StatusDraft
 			}
 		}
+		if row.Notes, err = h.runNotes(ctx, j); err != nil {
+			return err
+		}
 		if f.Keeps(row) {
 			rows = append(rows, row)
 		}
@@ -128,11 +137,15 @@ func (h *Jobs) List(c echo.Context) error {
 // "existing" parameter adds the notice that the user's submission matched
 // this job.
 func (h *Jobs) Show(c echo.Context) error {
-	j, err := h.loadJob(c.Request().Context(), c.Param("id"))
+	ctx := c.Request().Context()
+	j, err := h.loadJob(ctx, c.Param("id"))
 	if err != nil {
 		return err
 	}
 	vm := h.page(j)
+	if vm.Notes, err = h.runNotes(ctx, j); err != nil {
+		return err
+	}
 	vm.Existing = parseFlag(c.QueryParam(views.ParamExisting)) && !j.State.Finished()
 	return Render(c, http.StatusOK, views.Job(vm))
 }
@@ -253,6 +266,23 @@ func (h *Jobs) loadJob(ctx context.Context, raw string) (pipeline.Job, error) {
 }
 
 // page is the view model of a job's page.
+// runNotes are the notes of the run that made a job's report; none for a
+// job without a report or when the handler reads no notes. A report
+// deleted since the job was listed has none either.
+func (h *Jobs) runNotes(ctx context.Context, j pipeline.Job) ([]pipeline.RunNote, error) {
+	if j.ReportID <= 0 || h.Notes == nil {
+		return nil, nil
+	}
+	problems, err := h.Notes.ReportProblems(ctx, j.ReportID)
+	if errors.Is(err, pipeline.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("notes of report %d: %w", j.ReportID, err)
+	}
+	return pipeline.RunNotesOf(problems), nil
+}
+
 func (h *Jobs) page(j pipeline.Job) views.JobPage {
 	vm := views.JobPage{
 		Site:      h.Site.WithActive(views.NavReports),

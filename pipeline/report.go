@@ -456,9 +456,13 @@ type RunNote struct {
 // sentence does: "subject: only 9 of ... may help" is {"Subject", "Only 9
 // of ... may help."}. A problem that opens with no stage keeps its text
 // whole (with a full stop) and an empty stage.
-func (r Report) RunNotes() []RunNote {
-	out := make([]RunNote, 0, len(r.Problems))
-	for _, p := range r.Problems {
+func (r Report) RunNotes() []RunNote { return RunNotesOf(r.Problems) }
+
+// RunNotesOf is Report.RunNotes for a report's problems read on their own
+// (the job list and the job page read only them).
+func RunNotesOf(problems []string) []RunNote {
+	out := make([]RunNote, 0, len(problems))
+	for _, p := range problems {
 		n := RunNote{Text: p}
 		if stage, text, ok := strings.Cut(p, ": "); ok && stage != "" && strings.IndexFunc(stage, func(c rune) bool { return c < 'a' || c > 'z' }) < 0 {
 			n = RunNote{Stage: upperFirstRune(stage), Text: upperFirstRune(text)}

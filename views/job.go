@@ -280,6 +280,9 @@ type JobPage struct {
 	// after a refused resume, what was wrong, by field.
 	ResumeValues map[string]string
 	ResumeErrors map[string]string
+	// Notes are what the run that made the job's report had to tell its
+	// readers (pipeline.Report.Problems), shown beside the link to it.
+	Notes []pipeline.RunNote
 }
 
 // cost is the job's usage in money, "" without prices.
@@ -357,6 +360,30 @@ type JobRow struct {
 	// ReportStatus is the report's review status; "" when the job made no
 	// report or statuses are not known.
 	ReportStatus pipeline.ReportStatus
+	// Notes are the notes of the run that made the report (see
+	// JobPage.Notes); the list marks a report that has any.
+	Notes []pipeline.RunNote
+}
+
+// notesMark is the list's marker for a report with run notes ("1 note
+// from the run"); "" for none.
+func (r JobRow) notesMark() string {
+	if len(r.Notes) == 0 {
+		return ""
+	}
+	return plural(len(r.Notes), "1 note", strconv.Itoa(len(r.Notes))+" notes") + " from the run"
+}
+
+// notesTitle is the marker's tooltip: the notes' texts, one per line.
+func (r JobRow) notesTitle() string {
+	texts := make([]string, len(r.Notes))
+	for i, n := range r.Notes {
+		texts[i] = n.Text
+		if n.Stage != "" {
+			texts[i] = n.Stage + ": " + n.Text
+		}
+	}
+	return strings.Join(texts, "\n")
 }
 
 // Query parameters of the job list.

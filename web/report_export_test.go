@@ -782,3 +782,57 @@ func TestReportRunNotes(t *testing.T) {
 		t.Errorf("a report without problems shows %d run notes", n)
 	}
 }
+
+// TestJobRunNotes: the list of reports marks a report whose run left
+// notes, with the notes as its tooltip, and the job page lists them under
+// the link to the report, with the link back to the request's form; a
+// report without notes has neither, and notes that cannot be read give
+// an error page, not a list that hides them.
+func TestJobRunNotes(t *testing.T) {
+	s := newReportServer(t, reportStore(), web.Config{})
+	rep := sampleReport()
+	rep.Problems = []string{`subject: only 6 of the request's 100 best passages speak of its subject`}
+	withReport(s, rep)
+	done := pipeline.Job{ID: 5, State: pipeline.JobDone, ReportID: 9, Request: rep.Request, CreatedAt: testNow}
+	s.jobs.put(done)
+	plainRep := sampleReport()
+	plainRep.ID = 11
+	s.jobs.mu.Lock()
+	s.jobs.reports[11] = plainRep
+	s.jobs.mu.Unlock()
+	s.jobs.put(pipeline.Job{ID: 6, State: pipeline.JobDone, ReportID: 11, Request: plainRep.Request, CreatedAt: testNow})
+
+	doc := parseHTML(t, s.get(t, views.JobsPath))
+	marks := map[string]string{}
+	doc.Find(`[data-testid="job-row"]`).Each(func(_ int, row *goquery.Selection) {
+		mark := row.Find(`[data-testid="job-row-notes"]`)
+		marks[strings.TrimSpace(row.Find(`[data-testid="job-row-link"]`).Text())] = strings.TrimSpace(mark.Text()) + " | " + mark.AttrOr("title", "")
+	})
+	want := map[string]string{
+		"5": "1 note from the run | Subject: Only 6 of the request's 100 best passages speak of its subject.",
+		"6": " | ",
+	}
+	if diff := cmp.Diff(want, marks); diff != "" {
+		t.Errorf("list's notes markers (-want +got)\n%s", diff)
+	}
+
+	page := parseHTML(t, s.get(t, views.JobURL(5)))
+	if got := textOf(page, "job-run-notes"); !strings.Contains(got, "Only 6 of the request's 100 best passages") {
+		t.Errorf("job page's notes %q", got)
+	}
+	if href, _ := byTestID(page, "run-notes-resubmit").Attr("href"); href != views.ResubmitURL(5) {
+		t.Errorf("job page's notes link to %q, want %q", href, views.ResubmitURL(5))
+	}
+	if n := byTestID(parseHTML(t, s.get(t, views.JobURL(6))), "job-run-notes").Length(); n != 0 {
+		t.Errorf("a job whose report has no notes shows %d", n)
+	}
+
+	s.jobs.mu.Lock()
+	s.jobs.failProblems = errors.New("disk on fire")
+	s.jobs.mu.Unlock()
+	for _, url := range []string{views.JobsPath, views.JobURL(5)} {
+		if rec := s.get(t, url); rec.Code != http.StatusInternalServerError {
+			t.Errorf("%s with unreadable notes: status %d, want 500", url, rec.Code)
+		}
+	}
+}

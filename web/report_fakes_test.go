@@ -36,6 +36,8 @@ type fakeJobStore struct {
 	// of nuggets, candidates and retrieval.
 	err         error
 	artefactErr error
+	// failProblems, when set, fails ReportProblems.
+	failProblems error
 	// audit is the audit log DeleteJob writes.
 	audit []pipeline.AuditEntry
 }
@@ -151,6 +153,21 @@ func (f *fakeJobStore) Report(_ context.Context, id int64) (pipeline.Report, err
 		return pipeline.Report{}, fmt.Errorf("report %d: %w", id, pipeline.ErrNotFound)
 	}
 	return r, nil
+}
+
+// ReportProblems gives a report's problems, as the SQLite store does for
+// the job list and the job page; failProblems makes it fail.
+func (f *fakeJobStore) ReportProblems(_ context.Context, id int64) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failProblems != nil {
+		return nil, f.failProblems
+	}
+	r, ok := f.reports[id]
+	if !ok {
+		return nil, fmt.Errorf("report %d: %w", id, pipeline.ErrNotFound)
+	}
+	return r.Problems, nil
 }
 
 // ReportJob makes the fake a handlers.ReportJobFinder, as the SQLite store

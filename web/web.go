@@ -333,6 +333,11 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		}); ok {
 			rh.jobs.Statuses = st
 		}
+		if n, ok := deps.Jobs.(interface {
+			ReportProblems(ctx context.Context, reportID int64) ([]string, error)
+		}); ok {
+			rh.jobs.Notes = n
+		}
 		if del, ok := deps.Jobs.(handlers.JobDeleter); ok {
 			rh.deletions = &handlers.Deletions{Site: site, Jobs: deps.Jobs, Deleter: del, Reports: deps.Jobs}
 			rh.deletions.Authoring, _ = deps.Authoring.(interface {

@@ -238,7 +238,8 @@ func TestBrowserReport(t *testing.T) {
 // best passages speak of ("chinese" in five of the sample corpus's 100
 // best passages for the request) says so in its header, with the words
 // the subject was read from and what may help, and links to the
-// request's form filled in.
+// request's form filled in; the list of reports marks it and its job
+// page lists the notes too.
 func TestBrowserReportRunNotes(t *testing.T) {
 	t.Parallel()
 	ctx := newBrowser(t)
@@ -265,5 +266,21 @@ func TestBrowserReportRunNotes(t *testing.T) {
 	title, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#field-title`)))
 	if err != nil || title != "The Chinese exclusion and the Government" {
 		t.Errorf("the form's title is %q (%v), want the report's request", title, err)
+	}
+	// The list of reports marks the report, and its job page repeats the
+	// notes under the link to it.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="job-row-notes"]`))); err != nil {
+		t.Fatalf("the list of reports marks no report with notes: %v", err)
+	}
+	mark, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="job-row-notes"]`)))
+	if err != nil || strings.TrimSpace(mark) != "1 note from the run" {
+		t.Errorf("the list's marker reads %q (%v)", mark, err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="job-row-link"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="job-run-notes"]`)),
+	)
+	if err != nil {
+		t.Fatalf("the job page shows no run notes: %v", err)
 	}
 }

@@ -220,6 +220,29 @@ func (d *DB) SaveReport(ctx context.Context, jobID int64, r pipeline.Report) (in
 	return id, nil
 }
 
+// ReportProblems returns what the run that made a report had to tell its
+// readers (pipeline.Report.Problems) without reading the report: the job
+// list and the job page show them. A report with none gives nil; an
+// unknown one an error wrapping pipeline.ErrNotFound.
+func (d *DB) ReportProblems(ctx context.Context, id int64) ([]string, error) {
+	var problems string
+	err := d.db.QueryRowContext(ctx, `SELECT problems FROM reports WHERE id = ?`, id).Scan(&problems)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("report %d: %w", id, errNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("problems of report %d: %w", id, err)
+	}
+	var out []string
+	if err := json.Unmarshal([]byte(problems), &out); err != nil {
+		return nil, fmt.Errorf("problems of report %d: %w", id, err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
 // Report implements pipeline.JobStore. A report with versions
 // (pipeline.VersionStore) is returned as its newest version: its
 // sentences and nugget bank.

@@ -2,11 +2,17 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crucible-portal/crucible/pipeline"
+	"github.com/crucible-portal/crucible/pipeline/sqlite"
 )
 
 // TestReportProblemsRoundTrip: what a run had to tell a report's readers
@@ -40,6 +46,10 @@ func TestReportProblemsRoundTrip(t *testing.T) {
 	if got, err = db.Report(ctx, id); err != nil || !cmp.Equal(problems, got.Problems) {
 		t.Errorf("report read as its newest version: problems %q (%v)", got.Problems, err)
 	}
+	// The problems alone, as the job list and the job page read them.
+	if got, err := db.ReportProblems(ctx, id); err != nil || !cmp.Equal(problems, got) {
+		t.Errorf("ReportProblems(%d) = %q, %v; want %q", id, got, err, problems)
+	}
 
 	j2, _, err := db.CreateJob(ctx, newJob())
 	if err != nil {
@@ -51,5 +61,43 @@ func TestReportProblemsRoundTrip(t *testing.T) {
 	}
 	if plain, err := db.Report(ctx, plainID); err != nil || plain.Problems != nil {
 		t.Errorf("report without problems: %q (%v)", plain.Problems, err)
+	}
+	if got, err := db.ReportProblems(ctx, plainID); err != nil || got != nil {
+		t.Errorf("ReportProblems of a report without problems = %q, %v; want nil", got, err)
+	}
+	if _, err := db.ReportProblems(ctx, plainID+100); !errors.Is(err, pipeline.ErrNotFound) {
+		t.Errorf("ReportProblems of an unknown report: %v, want ErrNotFound", err)
+	}
+}
+
+// TestReportProblemsUnreadable: problems that are no JSON array give an
+// error naming the report, not an empty list.
+func TestReportProblemsUnreadable(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crucible.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	j, _, err := db.CreateJob(ctx, newJob())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := db.SaveReport(ctx, j.ID, pipeline.Report{Request: j.Request, Settings: j.Settings, Problems: []string{"subject: few"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(ctx, `UPDATE reports SET problems = '{broken' WHERE id = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("problems of report %d", id)
+	if got, err := db.ReportProblems(ctx, id); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReportProblems of unreadable problems = %q, %v; want an error %q", got, err, want)
 	}
 }
