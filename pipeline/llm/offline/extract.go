@@ -314,6 +314,13 @@ func cleanSentence(s string) string {
 	if s == "" {
 		return ""
 	}
+	return withFullStop(s)
+}
+
+// withFullStop ends s with a full stop unless it ends a sentence already,
+// looking past closing quotes and brackets ("... the whole subject."" is
+// ended; "... the whole subject" is not).
+func withFullStop(s string) string {
 	end := strings.TrimRightFunc(s, func(r rune) bool {
 		return r == '"' || r == '”' || r == '’' || r == '\'' || r == ')' || r == ']'
 	})

@@ -180,6 +180,23 @@ func TestExtractConfidenceOrdersCandidates(t *testing.T) {
 	}
 }
 
+// withFullStop looks past closing quotes and brackets: a clause cut from
+// Andrew Johnson's 1865 sentence ended "... the whole subject."" and was
+// given a second full stop.
+func TestWithFullStop(t *testing.T) {
+	for in, want := range map[string]string{
+		`until Congress should have "an opportunity to act on the whole subject."`: `until Congress should have "an opportunity to act on the whole subject."`,
+		`until Congress should have "an opportunity"`:                              `until Congress should have "an opportunity".`,
+		"the duties were raised (sharply)":                                         "the duties were raised (sharply).",
+		"Was it law?”":                                                             "Was it law?”",
+		"":                                                                         "",
+	} {
+		if got := withFullStop(in); got != want {
+			t.Errorf("withFullStop(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestCleanSentence(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"  and   the tariff\nwas passed  ", "The tariff was passed."},

@@ -84,10 +84,12 @@ var cutWords = setOf(strings.Fields(`and or but that which who whom whose where 
 // resort.
 var articles = setOf(strings.Fields("the a an"))
 
-// badEnds cannot end a heading.
+// badEnds cannot end a heading; nor can a participle that wants its
+// preposition ("claims of foreigners arising").
 var badEnds = setOf(strings.Fields(`the a an and or but of to for from with in on at by as its his her their our this
 	that which who whom whose these those made set given reported named taken held passed cited stated
-	mentioned own created voted proposed established adopted enacted each every he she they we`))
+	mentioned own created voted proposed established adopted enacted each every he she they we
+	arising resulting relating pertaining belonging owing according`))
 
 // referringWords end a phrase that points back at the request's subject
 // ("the reciprocity arrangements made under them"), which a heading

@@ -210,6 +210,9 @@ func TestHeadingCutLeavesNothingHanging(t *testing.T) {
 		// cut before (sotu52-08, sotu72-10).
 		{"the aim of being able to mobilize rapidly without a full war footing", "Aim of being able to mobilize rapidly"},
 		{"the memorial structures proposed for the national cemetery beyond the river", "Memorial structures proposed for the national cemetery"},
+		// A participle that wants its preposition ends no heading
+		// (sotu97-06).
+		{"the tribunals suggested for claims of foreigners arising from the war", "Tribunals suggested for claims"},
 	}
 	for _, tt := range tests {
 		if got := headingOf(tt.ask); got != tt.want {

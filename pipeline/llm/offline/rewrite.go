@@ -196,6 +196,9 @@ func referBack(s string) bool {
 	if thatNounBack(s) {
 		return true // "My America 2000 strategy will help us reach that goal."
 	}
+	if theyBeforeAntecedent(reWord.FindAllString(s, theyWords)) {
+		return true // "The most important of them is ...", "In this message I will not enumerate them"
+	}
 	if endsOnDemonstrative(s) {
 		return true // "I did not actually hear George Washington say that."
 	}
@@ -387,6 +390,62 @@ func thatNounBack(s string) bool {
 	return false
 }
 
+// theyWords is how many of a sentence's first words theyBeforeAntecedent
+// reads.
+const theyWords = 14
+
+// theyBeforeAntecedent reports whether "they" or "them" comes in a
+// sentence's first words (words) before any word it could stand for: a
+// plural ("the duties ... them"), a collective or indefinite noun
+// ("Congress ... they", "any American ... they"), or two things joined by
+// "and" or "both". With none before it ("The most important of them is
+// the organization of the militia", "In this message I will not enumerate
+// them", "My plan will save them more than $2,000") the pronoun stands
+// for what was said before. "Their" is left alone: it often names what
+// comes after it ("Lest their people learn ..., the communists have
+// walled off their world").
+func theyBeforeAntecedent(words []string) bool {
+	for _, w := range words {
+		l := strings.ToLower(w)
+		switch pronounOf(l) {
+		case "they", "them":
+			return true
+		}
+		if theyAntecedents[l] || pluralLike(l) {
+			return false
+		}
+	}
+	return false
+}
+
+// theyAntecedents are words "they" or "them" may stand for that do not
+// look plural: irregular plurals, collective and indefinite nouns, and
+// the words that join two things.
+var theyAntecedents = setOf(strings.Fields(`men women children people cattle police folk folks data personnel
+	congress government legislature administration senate house court committee board commission army navy
+	enemy union party company family parent public nation country state everyone anyone someone somebody
+	anybody everybody nobody no-one one any every each either neither and both`))
+
+// pluralLike reports whether a lower-case word looks like a plural noun:
+// four letters or more ending in "s", but not in "ss", "us", "is" or
+// "ous", no possessive "'s", and none of the common words that end so
+// ("always", "perhaps", "towards").
+func pluralLike(l string) bool {
+	if len(l) < 4 || !strings.HasSuffix(l, "s") || strings.HasSuffix(l, "'s") || strings.HasSuffix(l, "’s") {
+		return false
+	}
+	for _, end := range []string{"ss", "us", "is", "ous"} {
+		if strings.HasSuffix(l, end) {
+			return false
+		}
+	}
+	return !notPlurals[l]
+}
+
+// notPlurals end in "s" but name no plural thing.
+var notPlurals = setOf(strings.Fields(`always perhaps sometimes besides towards afterwards upwards downwards
+	forwards backwards whereas does ours yours hers theirs news`))
+
 // pronounOf returns a word without the contraction that may end it
 // ("they're", "he'd", "she's" → "they", "he", "she"), so that the
 // pronoun is found either way.
@@ -440,6 +499,8 @@ func pointsAheadIt(words []string) bool {
 		return false // "It has undertaken ...": a perfect of its own
 	case modalVerbs[verb] && !copulaAfterModal[next]:
 		thatOnly = true // "It will strengthen ...", unless "It must add ... that"
+	case modalVerbs[verb] && next == "have" && !(i+1 < len(words) && strings.EqualFold(words[i+1], "been")):
+		thatOnly = true // "It would have a singular purpose: to ...": a verb of its own, not "It would have been"
 	}
 	rest := words[2:min(len(words), 10)]
 	for k, w := range rest {
@@ -654,10 +715,16 @@ func classify(s string) stance {
 		// "you're".
 		bare := bareWord(w)
 		pronoun := strings.ToLower(bare)
+		if p, sp := dashedSpeaker(w); p {
+			// "Berlin-our stand", "Russia-we're pursuing": a dash the
+			// text wrote as a hyphen joins the pronoun to the word before.
+			person, speaks = true, speaks || sp
+		}
 		switch {
 		case pronoun == "i":
-			// "I" in capitals is the speaker, except as a numeral.
-			if bare == "I" && !(i > 0 && romanNumeralBefore[strings.ToLower(words[i-1])]) {
+			// "I" in capitals is the speaker, except as a numeral ("World
+			// War I", "Title I"; not "of the war I am constrained to").
+			if bare == "I" && !(i > 0 && romanNumeralBefore[strings.ToLower(words[i-1])] && startsUpper(words[i-1])) {
 				person, speaks = true, true
 			}
 		case pronoun == "we" || (l == "me" || l == "us") && i > 0 && strings.ToLower(words[i-1]) == "by":
@@ -813,6 +880,37 @@ func mustHaveBeen(words []string, i int) bool {
 	return next == "been" || strings.HasSuffix(next, "ed")
 }
 
+// dashedSpeaker reports whether a word joined by hyphens holds the
+// speaker or the audience after its first part ("Berlin-our",
+// "expenditures-I", "they-not we-will" gives "we-will"), as a text that
+// wrote its dashes as hyphens joins them; speaks is set for "I" and "we".
+// A word with a digit ("I-95") holds none.
+func dashedSpeaker(w string) (person, speaks bool) {
+	if !strings.Contains(w, "-") || strings.ContainsAny(w, "0123456789") {
+		return false, false
+	}
+	parts := strings.Split(w, "-")
+	for k, part := range parts {
+		bare := bareWord(part)
+		pronoun := strings.ToLower(bare)
+		switch {
+		case k == 0 && pronoun != "we" && bare != "I":
+			// "my-" opens a compound of its own ("self-government" has
+			// no pronoun; "we-will" does).
+		case bare == "I" || pronoun == "we":
+			return true, true
+		case personWords[pronoun] && pronoun != "i":
+			person = true
+		}
+	}
+	return person, false
+}
+
+// whenOfTime are the words before a "when" that names the time for what
+// the speaker proposes ("The time has come when the Government should
+// ...").
+var whenOfTime = setOf(strings.Fields("come time day moment hour now"))
+
 // conditionalModal reports whether "should" or "shall" at i is in a
 // condition or a clause of time, which ask for nothing: "In case prizes
 // should be made of American vessels, ...", "if the war should
@@ -821,9 +919,10 @@ func mustHaveBeen(words []string, i int) bool {
 // whether a removal should be made", not the speaker's "I submit whether
 // revenues should not be increased"). The clause's opening word (if,
 // unless, lest, in case, whether; for "shall" also until, till, after,
-// before, when, whenever, as soon as) stands before the modal in its
-// clause (no comma, semicolon or colon between: clauseOpens), within
-// conditionReach words.
+// before, when, whenever, as soon as; for "should" also until, till, after
+// and a "when" that is no time for a proposal, whenOfTime) stands before
+// the modal in its clause (no comma, semicolon or colon between:
+// clauseOpens), within conditionReach words.
 func conditionalModal(words []string, clauseOpens []bool, i int) bool {
 	modal := strings.ToLower(words[i])
 	if modal != "should" && modal != "shall" || shallHaveTo(words, i) {
@@ -844,6 +943,14 @@ func conditionalModal(words []string, clauseOpens []bool, i int) bool {
 			// puts the question as a proposal.
 			return !(j >= 2 && speakerBefore(words, j-1))
 		case modal == "shall" && timeConjunctions[w]:
+			return true
+		case modal == "should" && (w == "until" || w == "till" || w == "after"):
+			// "until the Congress should enact a suitable government": a
+			// future in the past, as in a report of what was arranged.
+			return true
+		case modal == "should" && w == "when" && !(j > 0 && whenOfTime[strings.ToLower(words[j-1])]):
+			// "authorized, when he should receive satisfactory
+			// information"; "The time has come when ... should" proposes.
 			return true
 		case modal == "shall" && w == "soon" && j > 0 && strings.ToLower(words[j-1]) == "as":
 			return true
@@ -1575,11 +1682,7 @@ func (e *Engine) trimClauses(s string, answer []string, wt *wordTerms) string {
 		if first == 0 && bi == len(parts)-1 {
 			return s // the whole sentence
 		}
-		c = upperFirst(strings.TrimRight(c, ",;: "))
-		if last, _ := utf8.DecodeLastRuneInString(c); last != '.' && last != '!' && last != '?' {
-			c += "."
-		}
-		return c
+		return withFullStop(upperFirst(strings.TrimRight(c, ",;: ")))
 	}
 	return s
 }

@@ -428,6 +428,24 @@ func TestReferBack(t *testing.T) {
 		{"In such cases other nations deal with the facts.", true},
 		{"It's time to reform the tax code.", false},
 		{"The foregoing are interim administrative actions.", true},
+		// "they" or "them" before anything it could stand for (Van Buren,
+		// 1838; Grant, 1869; George W. Bush, 2001); after a plural, a
+		// collective or indefinite noun or two things joined it may
+		// stand for them (Clinton, 1995; Obama, 2013).
+		{"The most important of them is the organization of the militia on the maritime frontiers.", true},
+		{"In this message I will not enumerate them, but will specify only the justices of the Supreme Court.", true},
+		{"My plan will save them more than $2,000.", true},
+		{"Most of them are located on 161 reservations.", true},
+		{"The duties were raised because they were too low.", false},
+		{"Congress by their act authorized us to borrow, and they appropriated the sum.", false},
+		{"If a parent isn't paying child support, they should be forced to pay.", false},
+		{"When any American, no matter where they live, is denied that right, we must act.", false},
+		{"The officer and the clerk said they had seen the order.", false},
+		{"The status of the treaty is such that they cannot act.", true}, // "status" is no plural
+		// "It would have" with an object is a verb of its own; "It would
+		// have been" may point ahead (Biden, 2021).
+		{"It would have a singular purpose: to develop breakthroughs against cancer.", true},
+		{"It would have been wise to wait for the report.", false},
 	}
 	for _, tt := range tests {
 		if got := referBack(tt.s); got != tt.want {
@@ -569,6 +587,23 @@ func TestClassify(t *testing.T) {
 		{"It is my purpose to muster out the Volunteer Army as soon as the Congress shall provide for the increase of the regular establishment.", stanceSpeaker},
 		{"The customs relations remain unchanged until legislation shall otherwise provide.", stanceFact},
 		{"After Congress shall have declared war the President can alone employ this force.", stanceFact},
+		// "should" in a clause of time is a future in the past (McKinley,
+		// 1899; Grant, 1876; Pierce, 1854); "The time has come when ...
+		// should" proposes (Andrew Johnson, 1868).
+		{"Nothing remained necessary there but to continue the military control of the island until the Congress should enact a suitable government.", stanceFact},
+		{"By the act of 1874 the President was authorized, when he should receive satisfactory information, to suspend the jurisdiction.", stanceFact},
+		{"It was to remain in force for ten years and until one year after either party should give notice.", stanceFact},
+		{"The time has come when the Government and national banks should be required to resume specie payments.", stanceProposal},
+		// The speaker behind a dash written as a hyphen (Eisenhower, 1959;
+		// George W Bush, 2007) and after a lower-case "war" (Madison,
+		// 1812) is quoted; "World War I", a compound and a road's number
+		// hold no speaker.
+		{"In Lebanon, Taiwan, and Berlin-our stand has been clear and right.", stanceSpeaker},
+		{"With the other members of the Quartet-the U.N., the EU, and Russia-we're pursuing diplomacy.", stanceSpeaker},
+		{"Among the incidents to the measures of the war I am constrained to advert to the refusal of the governors.", stanceSpeaker},
+		{"The veterans of World War I are honored in the new cemetery.", stanceFact},
+		{"The self-government of the Territories was restored.", stanceFact},
+		{"The road from Baltimore to I-95 was finished in 1963.", stanceFact},
 		{"The Constitution invests the President with authority to decide whether a removal should be made.", stanceFact},
 		{"I submit whether revenues should not be increased.", stanceProposal},
 		{"The question whether the Indian service should be transferred, the committee should decide.", stanceProposal},
