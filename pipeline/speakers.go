@@ -396,3 +396,120 @@ func namesWrittenAt(text string, authors map[string]Period) []writtenName {
 	}
 	return out
 }
+
+// ResolveThey writes into a facet's heading the speakers its "they"
+// stands for, when the request names them in the same sentence before
+// the facet as the subject of a verb: "the discoveries Presidents cited,
+// the research budgets they proposed" gives the facet "Research budgets
+// they proposed" the heading "Research budgets Presidents proposed". Only
+// a "they" before a verb of saying, proposing or reporting
+// (theySpeechVerbs) is read so, and only a capitalised plural
+// ("Presidents", "Governors") written alone, not the last word of a name
+// ("the United States would"), before a verb in the past or an
+// auxiliary is taken for it; the nearest such one before the facet
+// wins. Headings only, and meant to be applied once the report's
+// sentences are grouped (RenameFacets): a facet's words steer its
+// nuggets and passages, and the speakers' word would steer them too. The
+// facets are returned as a new slice.
+func ResolveThey(facets []Facet, request string) []Facet {
+	out := append([]Facet(nil), facets...)
+	lower := strings.ToLower(request)
+	for i, f := range out {
+		words := strings.Fields(f.Heading)
+		at := -1
+		for k := 0; k+1 < len(words); k++ {
+			if words[k] == "they" && theySpeechVerbs[words[k+1]] {
+				at = k
+				break
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		pos := strings.Index(lower, strings.ToLower(f.Description))
+		if pos < 0 || f.Description == "" {
+			pos = strings.Index(lower, strings.ToLower(strings.Join(words[max(0, at-1):at+2], " ")))
+		}
+		if pos < 0 {
+			continue
+		}
+		name := pluralSubject(request[sentenceStart(request, pos):pos])
+		if name == "" {
+			continue
+		}
+		words[at] = name
+		out[i].Heading = strings.Join(words, " ")
+	}
+	return out
+}
+
+// reCapitalPlural finds a capitalised plural, the word before it and the
+// word after it.
+var reCapitalPlural = regexp.MustCompile(`(?:(\S+)\s+)?\b(\p{Lu}\p{Ll}+s)\s+(\p{Ll}+)`)
+
+// pluralSubject returns the last capitalised plural in text that is the
+// subject of a verb in the past or an auxiliary ("the estimates the
+// Presidents cited" gives "Presidents"), not the last word of a name
+// ("the United States would"); "" when none.
+func pluralSubject(text string) string {
+	name := ""
+	for _, m := range reCapitalPlural.FindAllStringSubmatch(text, -1) {
+		before, plural, verb := m[1], m[2], m[3]
+		if before != "" && unicode.IsUpper([]rune(before)[0]) && !strings.ContainsAny(before, ",;:") && !pluralOpeners[strings.ToLower(before)] {
+			continue // "United States", "Great Lakes"; not "The Presidents"
+		}
+		if pastVerb(verb) || auxiliaries[verb] {
+			name = plural
+		}
+	}
+	return name
+}
+
+// pluralOpeners are capitalised words that may open a sentence before a
+// plural subject ("The Presidents said ...").
+var pluralOpeners = map[string]bool{
+	"the": true, "these": true, "those": true, "both": true, "all": true, "two": true, "three": true,
+	"many": true, "most": true, "some": true, "several": true, "other": true, "later": true, "earlier": true,
+	"which": true, "what": true, "how": true, "whether": true, "when": true, "where": true, "why": true,
+}
+
+// theySpeechVerbs are the verbs after which a facet's "they" stands for
+// the speakers of the collection ("the remedies they proposed", "the
+// figures they gave").
+var theySpeechVerbs = map[string]bool{
+	"proposed": true, "reported": true, "cited": true, "named": true, "gave": true, "drew": true,
+	"offered": true, "promised": true, "announced": true, "credited": true, "recalled": true,
+	"described": true, "said": true, "quoted": true, "honored": true, "asked": true, "urged": true,
+	"counted": true, "computed": true, "claimed": true, "condemned": true, "blamed": true, "set": true,
+	"hailed": true, "mentioned": true, "made": true, "took": true, "marked": true, "told": true,
+	"celebrated": true, "mourned": true, "revoked": true, "wanted": true, "called": true,
+	"recommended": true, "demanded": true, "threatened": true, "enlisted": true, "tied": true,
+	"saw": true, "held": true, "used": true, "expected": true, "feared": true, "hoped": true,
+}
+
+// RenameFacets gives a report's facets the headings of renamed (the same
+// facets in the same order, headings changed, as ResolveThey returns
+// them) and moves the sentences grouped under an old heading to its new
+// one. Facets and sentences are returned as new slices; renamed of
+// another length leaves both as they are.
+func RenameFacets(facets, renamed []Facet, sentences []Sentence) ([]Facet, []Sentence) {
+	if len(renamed) != len(facets) {
+		return facets, sentences
+	}
+	to := map[string]string{}
+	for i, f := range facets {
+		if f.Heading != renamed[i].Heading {
+			to[f.Heading] = renamed[i].Heading
+		}
+	}
+	if len(to) == 0 {
+		return facets, sentences
+	}
+	out := append([]Sentence(nil), sentences...)
+	for i, s := range out {
+		if h, ok := to[s.Facet]; ok {
+			out[i].Facet = h
+		}
+	}
+	return append([]Facet(nil), renamed...), out
+}

@@ -160,3 +160,64 @@ func TestResolveSpeaker(t *testing.T) {
 		t.Errorf("long heading = %q, want it as it was", got[0].Heading)
 	}
 }
+
+// TestResolveThey: a heading's "they" before a verb of saying becomes the
+// speakers the request's sentence names before the facet (sotu97-12,
+// sotu54-01); a "they" that stands for something else, a name's last
+// word and a subject in another sentence are left alone.
+func TestResolveThey(t *testing.T) {
+	request := "Promising cures, 1997-2021\n" +
+		"Describe what the addresses said about cancer research: the discoveries Presidents cited, the research budgets they proposed, and the danger they posed to the old. " +
+		"The Presidents said much on the census: the figures they gave for later decades. " +
+		"Say whether the United States would join the accord, and what they hoped the accord would do. " +
+		"The governors met. The pledges they made in 1990."
+	facets := []Facet{
+		{Heading: "Research budgets they proposed", Description: "the research budgets they proposed"},
+		{Heading: "Danger they posed to the old", Description: "the danger they posed to the old"},
+		{Heading: "Figures they gave for later decades", Description: "the figures they gave for later decades"},
+		{Heading: "What they hoped the accord would do", Description: "what they hoped the accord would do"},
+		{Heading: "Pledges they made in 1990", Description: "The pledges they made in 1990"},
+		{Heading: "Budgets they proposed", Description: "not in the request"},
+	}
+	got := ResolveThey(facets, request)
+	want := []string{
+		"Research budgets Presidents proposed",
+		"Danger they posed to the old", // "posed" is no verb of saying
+		"Figures Presidents gave for later decades",
+		"What they hoped the accord would do", // "United States" is a name
+		"Pledges they made in 1990",           // no subject before it in its sentence
+		"Budgets Presidents proposed",         // found by the heading's words
+	}
+	for i, f := range got {
+		if f.Heading != want[i] {
+			t.Errorf("facet %d: heading %q, want %q", i, f.Heading, want[i])
+		}
+		if f.Description != facets[i].Description {
+			t.Errorf("facet %d: description changed to %q", i, f.Description)
+		}
+	}
+	if facets[0].Heading != "Research budgets they proposed" {
+		t.Error("ResolveThey changed its argument")
+	}
+}
+
+// TestRenameFacets: the sentences under a renamed heading move with it;
+// the others and the arguments stay as they are.
+func TestRenameFacets(t *testing.T) {
+	facets := []Facet{{Heading: "Research budgets they proposed"}, {Heading: "Discoveries"}}
+	renamed := []Facet{{Heading: "Research budgets Presidents proposed"}, {Heading: "Discoveries"}}
+	sentences := []Sentence{{Text: "A.", Facet: "Discoveries"}, {Text: "B.", Facet: "Research budgets they proposed"}, {Text: "C."}}
+	gotF, gotS := RenameFacets(facets, renamed, sentences)
+	if gotF[0].Heading != "Research budgets Presidents proposed" || gotF[1].Heading != "Discoveries" {
+		t.Errorf("facets %+v", gotF)
+	}
+	if gotS[0].Facet != "Discoveries" || gotS[1].Facet != "Research budgets Presidents proposed" || gotS[2].Facet != "" {
+		t.Errorf("sentences %+v", gotS)
+	}
+	if sentences[1].Facet != "Research budgets they proposed" {
+		t.Error("RenameFacets changed its argument")
+	}
+	if f, s := RenameFacets(facets, renamed[:1], sentences); len(f) != 2 || f[0].Heading != facets[0].Heading || s[1].Facet != sentences[1].Facet {
+		t.Errorf("renamed of another length changed the report: %+v %+v", f, s)
+	}
+}

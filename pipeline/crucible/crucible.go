@@ -456,6 +456,12 @@ func (r *run) generate(ctx context.Context) (pipeline.Report, error) {
 	}
 	r.tick(1, 1)
 	sentences = r.group(ctx, matcher, kept, cands, sentences)
+	// A heading's "they" before a verb of saying names the speakers the
+	// request's sentence gives it ("Research budgets Presidents
+	// proposed"; pipeline.ResolveThey) once the sentences are grouped:
+	// the words of a heading steer its facet's nuggets and passages, and
+	// this is for the reader only.
+	facets, sentences = pipeline.RenameFacets(facets, pipeline.ResolveThey(facets, r.req.AskedTitle()+"\n"+r.req.Asked()), sentences)
 	return pipeline.Report{
 		Request:            r.req,
 		RunID:              RunID(r.e.Name, r.s.Verify),

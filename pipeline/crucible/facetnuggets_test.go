@@ -268,3 +268,38 @@ func TestFacetsNameTheSpeaker(t *testing.T) {
 		}
 	}
 }
+
+// TestFacetsNameTheirSpeakers: a heading's "they" before a verb of saying
+// names the speakers the request's sentence gives it
+// (pipeline.ResolveThey) in the report's facets and its sentences'
+// headings, once they are grouped; the description, which steers the
+// facet's passages, keeps its words.
+func TestFacetsNameTheirSpeakers(t *testing.T) {
+	c := authoredCorpus{passageCorpus: facetCorpus(), authors: map[string]pipeline.Period{"James Madison": {From: 1809, To: 1817}}}
+	e := newEngine(nil, &scripted{nuggets: ghentDocNuggets, calls: map[pipeline.Task]int{}, facets: []pipeline.Facet{
+		{Heading: "Ratification they proposed", Description: "the ratification they proposed of the Treaty of Ghent"},
+		{Heading: "Dates", Description: "the dates Presidents cited"},
+	}})
+	e.Searcher, e.Store = c, c
+	req := pipeline.Request{ID: "r4", Title: "The Treaty of Ghent",
+		ProblemStatement: "Describe the peace of 1815: the dates Presidents cited and the ratification they proposed of the Treaty of Ghent.", Limit: 1000}
+	rep, err := e.Generate(context.Background(), req, pipeline.DefaultSettings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Facets) != 2 || rep.Facets[0].Heading != "Ratification Presidents proposed" || rep.Facets[0].Description != "the ratification they proposed of the Treaty of Ghent" {
+		t.Errorf("facets %+v: want the first headed by the Presidents, its description as read", rep.Facets)
+	}
+	under := 0
+	for _, s := range rep.Sentences {
+		if s.Facet == "Ratification they proposed" {
+			t.Errorf("sentence %q under the heading as read", s.Text)
+		}
+		if s.Facet == "Ratification Presidents proposed" {
+			under++
+		}
+	}
+	if under == 0 {
+		t.Errorf("no sentence under the renamed heading: %+v", rep.Sentences)
+	}
+}

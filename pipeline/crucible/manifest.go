@@ -82,7 +82,11 @@ import (
 // sentence (pipeline.ResolveSpeaker), so the facet holds his documents.
 // v31 (session 47): a facet whose description opens with "His" names
 // the speaker in its heading and description (pipeline.ResolveSpeaker).
-const Version = "crucible-pipeline-v31"
+// v32 (session 48): a heading's "they" before a verb of saying names the
+// speakers the request's sentence gives it ("Research budgets Presidents
+// proposed"; pipeline.ResolveThey), once the sentences are grouped
+// (pipeline.RenameFacets), so the sentences are the same.
+const Version = "crucible-pipeline-v32"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
