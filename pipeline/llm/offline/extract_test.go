@@ -213,6 +213,8 @@ func TestCleanSentence(t *testing.T) {
 		{"In addition to the tariff, duties rose", "In addition to the tariff, duties rose."},
 		{"Besides the treaty, a convention was signed", "Besides the treaty, a convention was signed."},
 		{"In addition the Senate ratified it", "The Senate ratified it."},
+		{"In addition thereto two new reserves were created", "Two new reserves were created."},
+		{"In addition thereto, two new reserves were created", "Two new reserves were created."},
 		// "So" without its comma links before a pronoun or "tonight",
 		// and leads a phrase before other words.
 		{"So tonight I propose a trust for energy research", "Tonight I propose a trust for energy research."},

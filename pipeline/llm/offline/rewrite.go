@@ -52,6 +52,9 @@ var discourseOpeners = []string{
 	"Fourth, ", "Fifth, ", "Sixth, ", "Seventh, ", "Eighth, ", "Ninth, ", "Tenth, ", "Next, ",
 	"Well, ", "Look, ", "Yes, ", "Too, ", "You know, ", "Now then, ", "After all, ", "In other words, ",
 	"For example, ", "For instance, ", "By contrast, ", "In contrast, ", "By the same token, ",
+	// "In addition thereto" is "also" (McKinley, 1898); "In addition"
+	// alone before it is no opener (leadsPhrase).
+	"In addition thereto, ", "In addition thereto ",
 }
 
 // dropOpeners removes the discourse openers at the start of s, repeatedly
@@ -88,7 +91,10 @@ func leadsPhrase(o, rest string) bool {
 		return !soLinks[strings.ToLower(strings.ReplaceAll(reWord.FindString(rest), "’", "'"))]
 	}
 	next, ok := phraseLeads[o]
-	return ok && strings.EqualFold(reWord.FindString(rest), next)
+	w := reWord.FindString(rest)
+	// "In addition thereto ...": the opener is the whole phrase
+	// (discourseOpeners), not "In addition" with "thereto" left over.
+	return ok && (strings.EqualFold(w, next) || next == "to" && strings.EqualFold(w, "thereto"))
 }
 
 // deicticNouns are the nouns a demonstrative points at the speaker's own
@@ -289,9 +295,11 @@ func leadPronoun(s string) bool {
 
 // reOpensBack finds a sentence opened by a phrase that stands for what was
 // said or done before: "By doing so", "In so doing", "Since then", "Until
-// then", "After that,", "In response,".
+// then", "After that,", "In response,", "In addition thereto", "Pursuant
+// thereto".
 var reOpensBack = regexp.MustCompile(`^(?i:(?:by|in) (?:doing so|so doing)|doing so|since then|until then|by then|` +
-	`(?:after|before) that,|in response,|in return,|in turn,)`)
+	`(?:after|before) that,|in response,|in return,|in turn,|` +
+	`(?:in addition|pursuant|prior|subsequent|previous|in reply|in answer|in response|according|contrary) thereto\b)`)
 
 // speakerPronounWords is how many words after an opening "I", "We" or
 // "You" speakerLeansBack reads.
@@ -737,6 +745,11 @@ func classify(s string) stance {
 			}
 		case personWords[pronoun]:
 			person = true
+		case (l == "advocate" || l == "favor" || l == "favour") && speakerBefore(words, i):
+			// "I advocate the immediate admission of New Mexico and
+			// Arizona as States", "We favor ...": the speaker's own
+			// proposal; "advocates of free trade" is none.
+			proposal = true
 		case l == "call" && i+1 < len(words) && (strings.EqualFold(words[i+1], "on") || strings.EqualFold(words[i+1], "upon")) &&
 			speakerBefore(words, i):
 			// "I call on Congress to pass ...", "Tonight, I call upon

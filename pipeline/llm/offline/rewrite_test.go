@@ -446,6 +446,11 @@ func TestReferBack(t *testing.T) {
 		// have been" may point ahead (Biden, 2021).
 		{"It would have a singular purpose: to develop breakthroughs against cancer.", true},
 		{"It would have been wise to wait for the report.", false},
+		// "thereto" after an opening phrase stands for what came before
+		// (McKinley, 1898).
+		{"In addition thereto two new reserves were created during the year.", true},
+		{"Pursuant thereto, the commission met in Paris.", true},
+		{"In addition to the reserves, two parks were created.", false},
 	}
 	for _, tt := range tests {
 		if got := referBack(tt.s); got != tt.want {
@@ -594,6 +599,11 @@ func TestClassify(t *testing.T) {
 		{"By the act of 1874 the President was authorized, when he should receive satisfactory information, to suspend the jurisdiction.", stanceFact},
 		{"It was to remain in force for ten years and until one year after either party should give notice.", stanceFact},
 		{"The time has come when the Government and national banks should be required to resume specie payments.", stanceProposal},
+		// The speaker advocates or favors (Theodore Roosevelt, 1908);
+		// others' advocacy is no proposal of his.
+		{"I advocate the immediate admission of New Mexico and Arizona as States.", stanceProposal},
+		{"We strongly favor the admission of the Territories.", stanceProposal},
+		{"The advocates of free trade met in Boston.", stanceFact},
 		// The speaker behind a dash written as a hyphen (Eisenhower, 1959;
 		// George W Bush, 2007) and after a lower-case "war" (Madison,
 		// 1812) is quoted; "World War I", a compound and a road's number
