@@ -745,6 +745,11 @@ func classify(s string) stance {
 			}
 		case personWords[pronoun]:
 			person = true
+		case l == "need" && speakerBefore(words, i) && !(i+1 < len(words) && strings.EqualFold(words[i+1], "not")):
+			// "We need to continue price supports ...", "We need a
+			// system of prepaid medical insurance": the speaker's call;
+			// "We need not fear" is none.
+			proposal = true
 		case (l == "advocate" || l == "favor" || l == "favour") && speakerBefore(words, i):
 			// "I advocate the immediate admission of New Mexico and
 			// Arizona as States", "We favor ...": the speaker's own
@@ -1181,8 +1186,8 @@ var presentBe = setOf(strings.Fields(`is are being am`))
 // exhortation reports whether a sentence (its words) calls on its
 // hearers to act, as a proposal does: "Let us fund new technologies
 // ...", "Let's ...", "Let all Americans affirm ...", "Let this be our
-// national goal". "Let me ..." is the speaker's own account ("Let me be
-// clear: ...").
+// national goal", "The time has come to ..." (timeToAct). "Let me ..." is
+// the speaker's own account ("Let me be clear: ...").
 func exhortation(words []string) bool {
 	if len(words) == 0 {
 		return false
@@ -1193,7 +1198,26 @@ func exhortation(words []string) bool {
 	case "let":
 		return len(words) > 1 && strings.ToLower(words[1]) != "me"
 	}
-	return imperative(words)
+	return timeToAct(words) || imperative(words)
+}
+
+// timeToAct reports whether a sentence opens by saying the time has come
+// to act ("The time has come to resume ...", "It's time to put strict
+// limits on ...", "Now is the time to start ..."), a call for what
+// follows.
+func timeToAct(words []string) bool {
+	lower := make([]string, 0, 5)
+	for _, w := range words[:min(len(words), 5)] {
+		lower = append(lower, strings.ReplaceAll(strings.ToLower(w), "’", "'"))
+	}
+	opening := strings.Join(lower, " ")
+	for _, p := range []string{"the time has come", "the time is come", "it is time to", "it is time for", "it is high time",
+		"it's time to", "it's time for", "it's high time", "now is the time", "this is the time to"} {
+		if strings.HasPrefix(opening+" ", p+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // imperativeVerbs are verbs that open a sentence as a command to its

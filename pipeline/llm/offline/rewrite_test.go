@@ -604,6 +604,14 @@ func TestClassify(t *testing.T) {
 		{"I advocate the immediate admission of New Mexico and Arizona as States.", stanceProposal},
 		{"We strongly favor the admission of the Territories.", stanceProposal},
 		{"The advocates of free trade met in Boston.", stanceFact},
+		// A call for action by the time it names (Coolidge, 1923; Obama,
+		// 2010; Truman, 1952) and the speaker's need (Truman, 1948).
+		{"The time has come to resume in a moderate way the opening of our intracoastal waterways.", stanceProposal},
+		{"It's time to put strict limits on the contributions that lobbyists give to candidates.", stanceProposal},
+		{"Now is the time to start a sensible program of readjustment benefits for our veterans.", stanceProposal},
+		{"We need to continue price supports for major farm commodities.", stanceProposal},
+		{"We need not wait for the report.", stanceSpeaker},
+		{"The time of the session was short.", stanceFact},
 		// The speaker behind a dash written as a hyphen (Eisenhower, 1959;
 		// George W Bush, 2007) and after a lower-case "war" (Madison,
 		// 1812) is quoted; "World War I", a compound and a road's number
