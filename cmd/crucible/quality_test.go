@@ -581,6 +581,20 @@ var goldSets = []goldSet{
 	// baseline's 16, vital recall 0.451 against 0.194, and 0.940 on topic
 	// against 0.730; the same after v31 (testdata/eval/README.md).
 	{"sotu97 (held out)", "sotu97-requests.jsonl", "sotu97-nuggets.jsonl", "sotu97-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu98: written blind in session 47; run at the start of session 48
+	// with crucible-pipeline-v31 / offline-v70, before any change, it
+	// gave the engine 37 facts against the lead baseline's 19, vital
+	// recall 0.417 against 0.208, and 0.838 on topic against 0.592; the
+	// same after offline-v71, crucible-pipeline-v32, offline-v72 and
+	// offline-v73 (testdata/eval/README.md).
+	{"sotu98 (held out)", "sotu98-requests.jsonl", "sotu98-nuggets.jsonl", "sotu98-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu99: written blind in session 48; run with that session's first
+	// build, before any change, it gave the engine 43 facts against the
+	// lead baseline's 14, vital recall 0.562 against 0.215, and 0.947 on
+	// topic against 0.761; 42 facts (vital and on-topic the same) after
+	// offline-v71, crucible-pipeline-v32, offline-v72 and offline-v73
+	// (testdata/eval/README.md).
+	{"sotu99 (held out)", "sotu99-requests.jsonl", "sotu99-nuggets.jsonl", "sotu99-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
