@@ -265,7 +265,6 @@ func (h *Jobs) loadJob(ctx context.Context, raw string) (pipeline.Job, error) {
 	return j, nil
 }
 
-// page is the view model of a job's page.
 // runNotes are the notes of the run that made a job's report; none for a
 // job without a report or when the handler reads no notes. A report
 // deleted since the job was listed has none either.
@@ -283,6 +282,7 @@ func (h *Jobs) runNotes(ctx context.Context, j pipeline.Job) ([]pipeline.RunNote
 	return pipeline.RunNotesOf(problems), nil
 }
 
+// page is the view model of a job's page.
 func (h *Jobs) page(j pipeline.Job) views.JobPage {
 	vm := views.JobPage{
 		Site:      h.Site.WithActive(views.NavReports),
