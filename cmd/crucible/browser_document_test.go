@@ -48,9 +48,13 @@ func TestBrowserLongDocumentWindows(t *testing.T) {
 	}
 	total := strings.TrimPrefix(rng, "Passages 0–199 of ")
 
+	// The next window is a page of its own: wait for its range, not only
+	// for its "previous" link, which a loaded machine may show before the
+	// rest of a 200-passage page is parsed.
 	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid="passage-window-next"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="passage-window-prev"]`)),
+		waitTrue("the second window's range", `(() => { const e = document.querySelector('[data-testid="passage-window-range"]'); return !!e && e.textContent.trim().startsWith("Passages 200"); })()`),
 	)
 	if err != nil {
 		t.Fatalf("later passages: %v", err)
