@@ -78,7 +78,8 @@ var leadingDrops = setOf(strings.Fields(`the a an its his her their our and or a
 // cutWords may start the part of a long heading that is cut off.
 var cutWords = setOf(strings.Fields(`and or but that which who whom whose where when while to for from with without within under
 	behind in on at by as after before during between through against about over since until of including among across beyond throughout despite
-	reported made set given taken held passed named cited created voted proposed established adopted enacted`))
+	reported made set given taken held passed named cited created voted proposed established adopted enacted
+	meant intended designed calculated`))
 
 // articles start a phrase a long heading may be cut before, as a last
 // resort.
@@ -89,7 +90,8 @@ var articles = setOf(strings.Fields("the a an"))
 var badEnds = setOf(strings.Fields(`the a an and or but of to for from with in on at by as its his her their our this
 	that which who whom whose these those made set given reported named taken held passed cited stated
 	mentioned own created voted proposed established adopted enacted each every he she they we
-	arising resulting relating pertaining belonging owing according`))
+	arising resulting relating pertaining belonging owing according connected associated related attached
+	devoted dedicated based incident meant intended designed calculated`))
 
 // referringWords end a phrase that points back at the request's subject
 // ("the reciprocity arrangements made under them"), which a heading
@@ -409,6 +411,10 @@ func listAsks(s string) []string {
 	type item struct {
 		text string
 		open bool // the last piece was a word or two: a bare piece joins it
+		// inf: the piece ends on an infinitive with no object ("the plans
+		// to store"): a bare piece with no conjunction continues it
+		// ("market, finance or reduce the crop").
+		inf bool
 	}
 	var items []item
 	for _, piece := range topLevelSplit(s) {
@@ -429,8 +435,10 @@ func listAsks(s string) []string {
 		n := len(strings.Fields(p))
 		switch {
 		case len(items) == 0 || verbLed || opensPhrase(p):
-			items = append(items, item{text: p, open: n <= 2 || endsOnBareObject(p)})
+			items = append(items, item{text: p, open: n <= 2 || endsOnBareObject(p), inf: endsOnInfinitive(p)})
 		case isNameList(p) && capitalised(lastWord(items[len(items)-1].text)) || items[len(items)-1].open ||
+			capitalised(p) && relativeAwaitsVerb(items[len(items)-1].text) ||
+			numberGoesOn(items[len(items)-1].text, p) || items[len(items)-1].inf && !conj ||
 			!conj && leadingPreps[firstWord(p)] && !whWords[secondWord(p)]:
 			// "the industry, from the loan guarantees of 1980, through
 			// the cars of 2000, to the rescue of 2009": a piece that
@@ -441,7 +449,8 @@ func listAsks(s string) []string {
 				sep = ", and "
 			}
 			last.text += sep + p
-			last.open = n <= 1 && last.open
+			last.open = n <= 1 && (last.open || last.inf)
+			last.inf = false
 		default:
 			items = append(items, item{text: p, open: n <= 2})
 		}
@@ -455,6 +464,37 @@ func listAsks(s string) []string {
 	}
 	return out
 }
+
+// relativeAwaitsVerb reports whether a piece ends inside a relative
+// clause whose subject is a list of names cut at its first comma: "the
+// duties and restrictions that Great Britain" of "the duties ... that
+// Great Britain, France and the German states laid on American cotton".
+// A piece opened by a name that follows goes on with it.
+func relativeAwaitsVerb(p string) bool {
+	words := strings.Fields(p)
+	for i := len(words) - 1; i >= 0; i-- {
+		switch w := plainWord(words[i]); {
+		case relativePronouns[w]:
+			return i < len(words)-1
+		case !capitalised(words[i]) || strings.HasSuffix(words[i], ","):
+			return false
+		}
+	}
+	return false
+}
+
+// numberGoesOn reports whether a piece opened by a number continues a
+// date or a list of years the piece before ends on: "the declaration of
+// January 1, 1942", "the jobs he reported in 2013, 2015 and 2016".
+func numberGoesOn(prev, p string) bool {
+	last := strings.TrimRight(lastWord(prev), ".")
+	r, _ := utf8.DecodeRuneInString(p)
+	l, _ := utf8.DecodeLastRuneInString(last)
+	return unicode.IsDigit(r) && unicode.IsDigit(l)
+}
+
+// relativePronouns open a relative clause.
+var relativePronouns = setOf(strings.Fields("that which whom whose"))
 
 func lastWord(s string) string {
 	f := strings.Fields(s)
@@ -471,6 +511,36 @@ func endsOnBareObject(p string) bool {
 	f := strings.Fields(p)
 	n := len(f)
 	return n >= 3 && !strings.HasSuffix(f[n-1], ",") && (plainWord(f[n-2]) == "on" || plainWord(f[n-2]) == "about" || plainWord(f[n-2]) == "for")
+}
+
+// endsOnInfinitive reports whether a piece ends on "to" and a verb with
+// no object ("the plans to store"), which the bare verbs after it
+// continue ("market, finance or reduce the crop").
+func endsOnInfinitive(p string) bool {
+	f := strings.Fields(p)
+	n := len(f)
+	return n >= 3 && plainWord(f[n-2]) == "to" && f[n-1] == strings.ToLower(f[n-1]) && !strings.HasSuffix(f[n-1], ",") &&
+		!articles[plainWord(f[n-1])] && !referringWords[plainWord(f[n-1])]
+}
+
+// dropRelativeTail drops a relative clause that ends a cut heading on a
+// word pointing back ("the insect pests that attacked it" → "the insect
+// pests"), when two words or more are left: cut from what followed, the
+// pointer names nothing. Other trailing phrases stay ("the treaty made
+// with it" says more than "the treaty").
+func dropRelativeTail(words []string) []string {
+	n := len(words)
+	if n < 3 || !referringWords[plainWord(words[n-1])] || whWords[plainWord(words[0])] {
+		return words
+	}
+	for k := max(2, n-5); k < n-1; k++ {
+		// Not after a preposition ("the occasions on which Presidents
+		// asked it": "the occasions" alone says nothing).
+		if (relativePronouns[plainWord(words[k])] || plainWord(words[k]) == "who") && !headingPreps[plainWord(words[k-1])] {
+			return words[:k]
+		}
+	}
+	return words
 }
 
 // opensPhrase reports whether a list piece opens a noun phrase of its
@@ -604,7 +674,10 @@ func headingOf(ask string) string {
 		words = completeCut(words, cut)
 	}
 	if len(words) < n {
-		words = trimCut(words) // what was cut leaves no dangling word
+		// What was cut leaves no dangling word, nor a pointer back at
+		// its end ("the insect pests that attacked it and the
+		// Government's response" → "Insect pests").
+		words = trimCut(dropRelativeTail(words))
 	}
 	h := strings.TrimRight(strings.Join(words, " "), ",;:. ")
 	return upperFirst(h)
@@ -705,8 +778,13 @@ func firstSentence(words []string) []string {
 // forfeited" → "... declared company's contract forfeited").
 func dropInnerArticles(words []string) []string {
 	out := words[:1:1]
-	for _, w := range words[1:] {
-		if !articles[plainWord(w)] || w != strings.ToLower(w) {
+	for i, w := range words[1:] {
+		// "the duties that Great Britain, France and the German states
+		// laid" → "Duties Great Britain, France and German states laid":
+		// a relative "that" before the name that is its clause's subject.
+		relative := plainWord(w) == "that" && i+2 < len(words) && capitalised(words[i+2]) &&
+			words[i] == strings.ToLower(words[i]) && !strings.ContainsAny(words[i], ",;:")
+		if (!articles[plainWord(w)] || w != strings.ToLower(w)) && !relative {
 			out = append(out, w)
 		}
 	}
@@ -842,9 +920,18 @@ func cutUnfinished(words []string, n int) bool {
 		return true
 	case (next == "who" || next == "whom") && lower && n >= 2 && articles[plainWord(words[n-2])]:
 		return true
+	case headingPreps[next] && lower && prepVerbs[lastPlain] && n >= 2 && plainWord(words[n-2]) == "to":
+		// "the legislation the Presidents proposed to deal" with
+		// threatened interruptions: the verb says nothing without it.
+		return true
 	}
 	return false
 }
+
+// prepVerbs say nothing without the preposition that follows them ("to
+// deal with", "to provide for", "to account for").
+var prepVerbs = setOf(strings.Fields(`deal provide account look refer respond apply relate belong depend rely insist
+	cope dispose compensate care call`))
 
 // needsOf reports whether a noun says little without its "of" phrase:
 // the relational nouns, "view", and nouns of an act or a change
@@ -967,6 +1054,11 @@ func danglingEnd(words []string) bool {
 		if participles[last] && (subjectWords[prev] || capitalised(words[n-2]) || verbsWanting[prev]) {
 			return false
 		}
+		// "the powers the founders established or intended": a second
+		// verb of the clause.
+		if participles[last] && (prev == "or" || prev == "and") && n >= 3 && looksFinite(plainWord(words[n-3])) {
+			return false
+		}
 	}
 	// "the trust under which the public domain was": the clause lost its
 	// verb ("How large the surplus was" is whole).
@@ -983,7 +1075,8 @@ var headingPreps = setOf(strings.Fields(`of to for from with in on at by as unde
 
 // participles in badEnds that a subject before them makes a finite verb.
 var participles = setOf(strings.Fields(`made set given reported named taken held passed cited stated mentioned created
-	voted proposed established adopted enacted`))
+	voted proposed established adopted enacted connected associated related attached devoted dedicated based
+	meant intended designed calculated`))
 
 // whWords open a heading that is a question's clause ("What Clinton said").
 var whWords = setOf(strings.Fields("what how why when where whether who whom whose which"))

@@ -156,6 +156,15 @@ func TestFacetsOfOtherStatements(t *testing.T) {
 		{"only details asked: the title",
 			prompts.RequestInfo{Title: "The Louisiana Purchase, 1803", ProblemStatement: "Give the dates, sums and names the messages state."},
 			[]string{"Louisiana Purchase, 1803"}},
+		{"a relative clause's subject is a list of names",
+			prompts.RequestInfo{Title: "Cotton in Europe", ProblemStatement: "Report what the messages said about the duties that Great Britain, France and the German states laid on American cotton, and the treaties meant to lower them."},
+			[]string{"Duties Great Britain, France and German states laid", "Treaties"}},
+		{"a list of years or a date's year goes on with the number before it",
+			prompts.RequestInfo{Title: "Jobs", ProblemStatement: "Report what the addresses said about jobs: the declaration of January 1, 1942 and its signers, and the manufacturing jobs he reported in 2013, 2015 and 2016."},
+			[]string{"Declaration of January 1, 1942 and its signers", "Manufacturing jobs he reported in 2013"}}, // no facet "2015 and 2016"
+		{"bare verbs go on with an infinitive; a cut heading drops a relative clause that points back",
+			prompts.RequestInfo{Title: "Cotton", ProblemStatement: "Report what the messages said about the cotton crop: the insect pests that attacked it and the Government's response to them, and the proposals to abolish, continue, cut or restore them."},
+			[]string{"Insect pests", "Proposals to abolish, continue, cut or restore them"}},
 		{"no statement: the title",
 			prompts.RequestInfo{Title: "The Louisiana Purchase"},
 			[]string{"Louisiana Purchase"}},
@@ -213,6 +222,17 @@ func TestHeadingCutLeavesNothingHanging(t *testing.T) {
 		// A participle that wants its preposition ends no heading
 		// (sotu97-06).
 		{"the tribunals suggested for claims of foreigners arising from the war", "Tribunals suggested for claims"},
+		// Nor do "connected", "related" and the like (sotu100-04).
+		{"the tariff favor and the frauds connected with the sugar refiners", "Tariff favor"},
+		{"the negotiations and treaties meant to lower them", "Negotiations and treaties"},
+		{"the proposal and preparation of the fair meant to mark four centuries since Columbus", "Proposal and preparation of the fair"},
+		// After its subject, or as a clause's second verb, such a word is
+		// a verb (sotu57-11, sotu30-08).
+		{"the powers and principles the founders established or intended", "Powers and principles the founders established or intended"},
+		{"the remedies he rejected and proposed for the farm depression of the twenties", "Remedies he rejected and proposed"},
+		// An infinitive that wants its preposition is no place to stop
+		// (sotu100-07).
+		{"the legislation the Presidents proposed to deal with threatened interruptions of coal production", "Legislation the Presidents proposed"},
 	}
 	for _, tt := range tests {
 		if got := headingOf(tt.ask); got != tt.want {

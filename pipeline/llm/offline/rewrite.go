@@ -745,10 +745,16 @@ func classify(s string) stance {
 			}
 		case personWords[pronoun]:
 			person = true
-		case l == "need" && speakerBefore(words, i) && !(i+1 < len(words) && strings.EqualFold(words[i+1], "not")):
+		case l == "need" && speakerBefore(words, i) && !(i+1 < len(words) && strings.EqualFold(words[i+1], "not")) &&
+			speakerOpensClause(words, clauseOpens, i):
 			// "We need to continue price supports ...", "We need a
 			// system of prepaid medical insurance": the speaker's call;
-			// "We need not fear" is none.
+			// "We need not fear" is none, nor a relative clause ("the
+			// measures we need to take", "the energy we need").
+			proposal = true
+		case (l == "let" && i+1 < len(words) && strings.EqualFold(words[i+1], "us") || l == "let's" || l == "let’s") && clauseOpens[i]:
+			// "As we move toward the celebration ..., let us press
+			// vigorously on": the call opens a clause of its own.
 			proposal = true
 		case (l == "advocate" || l == "favor" || l == "favour") && speakerBefore(words, i):
 			// "I advocate the immediate admission of New Mexico and
@@ -836,6 +842,32 @@ func heldBySpeaker(words []string, i int) bool {
 // heldReach is how many words before a view word the "I" or "we" who
 // holds it may be.
 const heldReach = 5
+
+// speakerOpensClause reports whether the "I" or "we" before the word at
+// i (see speakerBefore) opens its clause: it is the sentence's first
+// word, or follows a comma, semicolon or colon, or a word that opens a
+// clause ("and we need ...", "Today we need ...", "I believe that we
+// need ..."). After a noun it opens a relative clause instead ("the
+// measures we need to take").
+func speakerOpensClause(words []string, clauseOpens []bool, i int) bool {
+	k := i - 1
+	for k >= 0 {
+		if l := strings.ToLower(words[k]); l == "i" || l == "we" {
+			break
+		}
+		k--
+	}
+	if k <= 0 || clauseOpens[k] {
+		return true
+	}
+	return clauseLeads[strings.ToLower(words[k-1])]
+}
+
+// clauseLeads are the words after which a pronoun opens a clause. A
+// clause of condition or time ("if we need ...", "when we need ...")
+// is none: it asks for nothing.
+var clauseLeads = setOf(strings.Fields(`that and but or so now today tonight also yet then therefore
+	thus here still`))
 
 // speakerBefore reports whether the word at i follows "I" or "we", an
 // adverb or two aside ("I confidently trust").
@@ -1142,8 +1174,17 @@ func mentionsProposal(words []string, i int) bool {
 		// "bills proposing to grant ...": what the bills propose; the
 		// word before is a plural noun in lower case (words[k] == prev),
 		// not "are", "us" or a name.
-		return k >= 0 && words[k] == prev && strings.HasSuffix(prev, "s") && !auxiliaries[prev] &&
-			!pronouns[prev] && !prepositions[prev] && !itAdverb(prev)
+		if k >= 0 && words[k] == prev && strings.HasSuffix(prev, "s") && !auxiliaries[prev] &&
+			!pronouns[prev] && !prepositions[prev] && !itAdverb(prev) {
+			return true
+		}
+		// "The people of Porto Rico are not asking for charity": others
+		// asking, after their "be"; the speaker's own is "I am asking",
+		// "we are urging", "I'm again recommending".
+		if k >= 0 && (presentBe[prev] || prev == "was" || prev == "were" || prev == "not") {
+			return !speakerProgressive(words, k)
+		}
+		return false
 	case thirdPersonProposals[l]:
 		// "The Secretary also recommends that ...", "The Governor of
 		// Hawaii recommends legislation ...": a third person's proposal
@@ -1158,6 +1199,20 @@ func mentionsProposal(words []string, i int) bool {
 		}
 		return (determiners[prev] || possessives[prev] || prev == "that" || prev == "these" || prev == "those") &&
 			prev != "my" && prev != "our"
+	}
+	return false
+}
+
+// speakerProgressive reports whether the "be" (or "not") at k, before a
+// proposal word in -ing, is the speaker's: "I", "we" or their
+// contraction up to two words before it ("I am asking", "we are not
+// proposing", "I'm urging").
+func speakerProgressive(words []string, k int) bool {
+	for j := k; j >= 0 && j >= k-2; j-- {
+		switch l := strings.ToLower(bareWord(words[j])); l {
+		case "i", "we":
+			return true
+		}
 	}
 	return false
 }

@@ -611,6 +611,24 @@ func TestClassify(t *testing.T) {
 		{"Now is the time to start a sensible program of readjustment benefits for our veterans.", stanceProposal},
 		{"We need to continue price supports for major farm commodities.", stanceProposal},
 		{"We need not wait for the report.", stanceSpeaker},
+		// Only where the speaker opens a clause: not in a relative clause
+		// (Carter, 1979; Nixon, 1974) nor in a condition.
+		{"In the decade ahead, we need a new energy policy.", stanceProposal},
+		{"Prices are rising, and we need a steadier dollar.", stanceProposal},
+		{"I am convinced that we need a national health program.", stanceProposal},
+		{"These are the measures we need to take against inflation.", stanceSpeaker},
+		{"Let us develop the energy we need.", stanceProposal},
+		{"The information we need about the oil supply is scattered.", stanceSpeaker},
+		{"If we need more ships, the yards are ready.", stanceSpeaker},
+		// Others asking, after their "be", propose nothing of the
+		// speaker's (Coolidge, 1928); the speaker asking does.
+		{"The people of Porto Rico are not asking for charity.", stanceFact},
+		{"The farmers were asking for relief.", stanceFact},
+		{"Tonight, I am also asking you to pass the bill.", stanceProposal},
+		{"We are asking the Congress to act.", stanceProposal},
+		// "Let us" after a comma opens a call of its own (Nixon, 1974).
+		{"As we move toward the celebration, let us press vigorously on toward the goal.", stanceProposal},
+		{"He let us down, as the record shows.", stanceSpeaker},
 		{"The time of the session was short.", stanceFact},
 		// The speaker behind a dash written as a hyphen (Eisenhower, 1959;
 		// George W Bush, 2007) and after a lower-case "war" (Madison,
