@@ -485,6 +485,10 @@ var theySpeechVerbs = map[string]bool{
 	"celebrated": true, "mourned": true, "revoked": true, "wanted": true, "called": true,
 	"recommended": true, "demanded": true, "threatened": true, "enlisted": true, "tied": true,
 	"saw": true, "held": true, "used": true, "expected": true, "feared": true, "hoped": true,
+	"justified": true, "explained": true, "defended": true, "argued": true, "judged": true, "viewed": true,
+	"answered": true, "stated": true, "estimated": true, "predicted": true, "praised": true,
+	"criticized": true, "criticised": true, "opposed": true, "favored": true, "favoured": true,
+	"rejected": true, "vetoed": true, "signed": true,
 }
 
 // RenameFacets gives a report's facets the headings of renamed (the same

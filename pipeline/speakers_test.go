@@ -170,7 +170,8 @@ func TestResolveThey(t *testing.T) {
 		"Describe what the addresses said about cancer research: the discoveries Presidents cited, the research budgets they proposed, and the danger they posed to the old. " +
 		"The Presidents said much on the census: the figures they gave for later decades. " +
 		"Say whether the United States would join the accord, and what they hoped the accord would do. " +
-		"The governors met. The pledges they made in 1990."
+		"The governors met. The pledges they made in 1990. " +
+		"Describe which taxes Presidents proposed to keep and how they justified taxing tobacco."
 	facets := []Facet{
 		{Heading: "Research budgets they proposed", Description: "the research budgets they proposed"},
 		{Heading: "Danger they posed to the old", Description: "the danger they posed to the old"},
@@ -178,6 +179,7 @@ func TestResolveThey(t *testing.T) {
 		{Heading: "What they hoped the accord would do", Description: "what they hoped the accord would do"},
 		{Heading: "Pledges they made in 1990", Description: "The pledges they made in 1990"},
 		{Heading: "Budgets they proposed", Description: "not in the request"},
+		{Heading: "How they justified taxing tobacco", Description: "how they justified taxing tobacco"},
 	}
 	got := ResolveThey(facets, request)
 	want := []string{
@@ -187,6 +189,7 @@ func TestResolveThey(t *testing.T) {
 		"What they hoped the accord would do", // "United States" is a name
 		"Pledges they made in 1990",           // no subject before it in its sentence
 		"Budgets Presidents proposed",         // found by the heading's words
+		"How Presidents justified taxing tobacco",
 	}
 	for i, f := range got {
 		if f.Heading != want[i] {

@@ -86,7 +86,10 @@ import (
 // speakers the request's sentence gives it ("Research budgets Presidents
 // proposed"; pipeline.ResolveThey), once the sentences are grouped
 // (pipeline.RenameFacets), so the sentences are the same.
-const Version = "crucible-pipeline-v32"
+// v33 (session 49): more verbs read so ("How they justified taxing
+// tobacco" → "How Presidents justified taxing tobacco": justified,
+// explained, defended, argued, opposed, vetoed and the like).
+const Version = "crucible-pipeline-v33"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
