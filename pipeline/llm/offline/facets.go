@@ -91,7 +91,7 @@ var badEnds = setOf(strings.Fields(`the a an and or but of to for from with in o
 	that which who whom whose these those made set given reported named taken held passed cited stated
 	mentioned own created voted proposed established adopted enacted each every he she they we
 	arising resulting relating pertaining belonging owing according connected associated related attached
-	devoted dedicated based incident meant intended designed calculated`))
+	devoted dedicated based meant intended designed calculated`))
 
 // referringWords end a phrase that points back at the request's subject
 // ("the reciprocity arrangements made under them"), which a heading

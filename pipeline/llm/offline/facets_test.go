@@ -226,6 +226,8 @@ func TestHeadingCutLeavesNothingHanging(t *testing.T) {
 		{"the tariff favor and the frauds connected with the sugar refiners", "Tariff favor"},
 		{"the negotiations and treaties meant to lower them", "Negotiations and treaties"},
 		{"the proposal and preparation of the fair meant to mark four centuries since Columbus", "Proposal and preparation of the fair"},
+		// "Incident" is a noun that may end one.
+		{"the seizure of the steamer in the Virginius incident during the Cuban insurrection of 1873", "Seizure of the steamer in the Virginius incident"},
 		// After its subject, or as a clause's second verb, such a word is
 		// a verb (sotu57-11, sotu30-08).
 		{"the powers and principles the founders established or intended", "Powers and principles the founders established or intended"},
