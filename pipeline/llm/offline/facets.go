@@ -613,7 +613,22 @@ func splitAndPhrases(s string) []string {
 
 // describeAsk is a facet's description: the ask in full, one line.
 func describeAsk(a string) string {
-	return upperFirst(strings.Join(strings.Fields(a), " "))
+	a = strings.Join(strings.Fields(a), " ")
+	// "What the annual messages from John Quincy Adams to Fillmore said
+	// about the duties ... that Great Britain, France and the German
+	// states laid on American cotton": the frame goes as it goes from
+	// the heading (headingOf), or its words (the speakers, "messages")
+	// would match the facet to every sentence.
+	if loc := whatSourcesSaid.FindStringIndex(a); loc != nil {
+		rest := strings.Fields(a[loc[1]:])
+		if len(rest) > 0 && articles[plainWord(rest[0])] {
+			rest = rest[1:]
+		}
+		if len(rest) >= minCutHeadingWords {
+			a = a[loc[1]:]
+		}
+	}
+	return upperFirst(a)
 }
 
 // plainWord is a word in lower case without surrounding punctuation.

@@ -339,3 +339,26 @@ func TestFacetsWithoutFrames(t *testing.T) {
 		})
 	}
 }
+
+// A facet's description drops the frame its heading drops ("What the
+// annual messages ... said about"), so that the frame's speakers and
+// words do not match the facet to every sentence (sotu100-01); a frame
+// around an object too short to head a facet stays in both.
+func TestFacetDescriptionWithoutFrame(t *testing.T) {
+	e := newTestEngine()
+	r := prompts.RequestInfo{Title: "Cotton in Europe", ProblemStatement: "Report what the annual messages from John Quincy Adams to Fillmore said about the duties that Great Britain laid on American cotton, the negotiations meant to lower them, and what became of the treaties."}
+	resp := complete(t, e, prompts.BuildFacets(prompts.FacetsInput{Request: r}))
+	out, err := prompts.ParseFacets(resp.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Facets) == 0 {
+		t.Fatal("no facets")
+	}
+	if got, want := out.Facets[0].Description, "The duties that Great Britain laid on American cotton"; got != want {
+		t.Errorf("first description %q, want %q", got, want)
+	}
+	if got, want := describeAsk("what the annual messages said about smuggling"), "What the annual messages said about smuggling"; got != want {
+		t.Errorf("describeAsk of a short object = %q, want %q", got, want)
+	}
+}
