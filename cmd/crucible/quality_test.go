@@ -599,14 +599,14 @@ var goldSets = []goldSet{
 	// 49 with offline-v73 / crucible-pipeline-v32, before any change, it
 	// gave the engine 43 facts against the lead baseline's 22, vital
 	// recall 0.438 against 0.271, and 0.815 on topic against 0.718; 43
-	// facts, 0.438 and 0.821 after offline-v74 and crucible-pipeline-v33
-	// (testdata/eval/README.md).
+	// facts, 0.438 and 0.821 after offline-v74, crucible-pipeline-v33
+	// and offline-v75 (testdata/eval/README.md).
 	{"sotu100 (held out)", "sotu100-requests.jsonl", "sotu100-nuggets.jsonl", "sotu100-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 	// sotu101: written blind in session 49; run with that session's first
 	// build, before any change, it gave the engine 35 facts against the
 	// lead baseline's 21, vital recall 0.333 against 0.167, and 0.797 on
-	// topic against 0.630; the same after offline-v74 and
-	// crucible-pipeline-v33 (testdata/eval/README.md).
+	// topic against 0.630; the same after offline-v74,
+	// crucible-pipeline-v33 and offline-v75 (testdata/eval/README.md).
 	{"sotu101 (held out)", "sotu101-requests.jsonl", "sotu101-nuggets.jsonl", "sotu101-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
