@@ -619,16 +619,27 @@ func describeAsk(a string) string {
 	// states laid on American cotton": the frame goes as it goes from
 	// the heading (headingOf), or its words (the speakers, "messages")
 	// would match the facet to every sentence.
-	if loc := whatSourcesSaid.FindStringIndex(a); loc != nil {
-		rest := strings.Fields(a[loc[1]:])
-		if len(rest) > 0 && articles[plainWord(rest[0])] {
-			rest = rest[1:]
-		}
-		if len(rest) >= minCutHeadingWords {
-			a = a[loc[1]:]
-		}
+	return upperFirst(dropSourcesFrame(a))
+}
+
+// dropSourcesFrame drops the frame of an ask that asks what the sources
+// said about something (whatSourcesSaid: "what Cleveland's annual
+// messages of 1885-1888 said about the Indian population ..."), when
+// what it asks about has minCutHeadingWords words or more besides an
+// article.
+func dropSourcesFrame(s string) string {
+	loc := whatSourcesSaid.FindStringIndex(s)
+	if loc == nil {
+		return s
 	}
-	return upperFirst(a)
+	rest := strings.Fields(s[loc[1]:])
+	if len(rest) > 0 && articles[plainWord(rest[0])] {
+		rest = rest[1:]
+	}
+	if len(rest) >= minCutHeadingWords {
+		return s[loc[1]:]
+	}
+	return s
 }
 
 // plainWord is a word in lower case without surrounding punctuation.
@@ -646,16 +657,7 @@ func headingOf(ask string) string {
 			break
 		}
 	}
-	s = howDidSources.ReplaceAllString(s, "")
-	if loc := whatSourcesSaid.FindStringIndex(s); loc != nil {
-		rest := strings.Fields(s[loc[1]:])
-		if len(rest) > 0 && articles[plainWord(rest[0])] {
-			rest = rest[1:]
-		}
-		if len(rest) >= minCutHeadingWords {
-			s = s[loc[1]:]
-		}
-	}
+	s = dropSourcesFrame(howDidSources.ReplaceAllString(s, ""))
 	for _, re := range sourceRefs {
 		s = re.ReplaceAllString(s, "")
 	}
