@@ -132,7 +132,12 @@ func sentenceBreakAfter(text string, start, i, end int) bool {
 	if j == len(text) {
 		return true
 	}
-	next, _ := utf8.DecodeRuneInString(text[j:])
+	next, size := utf8.DecodeRuneInString(text[j:])
+	if strings.ContainsRune("-–—", next) && j+size < len(text) {
+		// A list item opened by a dash ("I propose: -New powers ... -A
+		// major study ..."), as index.Sentences reads it.
+		next, _ = utf8.DecodeRuneInString(text[j+size:])
+	}
 	if !unicode.IsUpper(next) && !unicode.IsDigit(next) && !strings.ContainsRune("\"“'[", next) {
 		return false
 	}

@@ -186,17 +186,26 @@ func (e *Engine) extract(in prompts.ExtractInput) (prompts.ExtractOutput, float6
 			score = math.Min(score, disagreeMaxConfidence)
 		}
 		kind := listNone
+		st := classify(body)
 		if start == sp.Start {
 			// A counted item that "reported that" would not read as a
 			// sentence (see attributeItem).
+			dashed, lead := dashItem(passage, spans, i)
 			switch counted := countedAt(passage, spans, i); {
 			case recommendation(counted, dropOpeners(standAlone(strings.Join(strings.Fields(raw), " ")))):
 				kind = listRecommendation
-			case counted && !hasVerb(body):
+			case (counted || dashed) && !hasVerb(body):
 				kind = listNominal
 			}
+			// An item of a list the speaker leads with a proposal ("I
+			// propose: -A major study of automobile insurance.") is
+			// proposed as its lead is, unless it is a clause of its own
+			// ("-The Commission has built 12 new plants").
+			if dashed && st == stanceFact && lead != "" && !hasVerb(body) && classify(lead+".") == stanceProposal {
+				st = stanceProposal
+			}
 		}
-		sentence := attributeItem(body, classify(body), src, kind)
+		sentence := attributeItem(body, st, src, kind)
 		cands = append(cands, extractCandidate{support: passage[start:end], sentence: sentence, score: clamp01(score), long: long})
 	}
 	if len(cands) == 0 {

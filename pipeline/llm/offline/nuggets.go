@@ -1163,6 +1163,11 @@ func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) stri
 		}
 	}
 	isArticle := func(k int) bool { return k >= 0 && (toks[k].is("the") || toks[k].is("a") || toks[k].is("an")) }
+	for i := range toks {
+		if content[i] && verbAfterNoun(toks, i) {
+			content[i] = false // "History records the power ...": no phrase "History records"
+		}
+	}
 	bestStart, bestEnd, bestScore := -1, -1, 0.0
 	for i := 0; i < n; i++ {
 		if !content[i] {
@@ -1238,6 +1243,29 @@ func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) stri
 		return ""
 	}
 	return s[toks[bestStart].start:toks[bestEnd].end]
+}
+
+// verbAfterNoun reports whether word toks[i] in -s is the verb of the
+// noun before it rather than a second noun of a phrase: the noun before
+// it has no article or possessive before it and is no plural, and an
+// article or possessive follows ("each level of government makes its
+// proper contribution", "History records the power of ideas"; not "the
+// tariff laws the Congress passed").
+func verbAfterNoun(toks []token, i int) bool {
+	l := toks[i].lower()
+	if toks[i].kind != tokWord || toks[i].capitalised() || i == 0 || i+1 >= len(toks) ||
+		!strings.HasSuffix(l, "s") || strings.HasSuffix(l, "ss") || strings.HasSuffix(l, "us") || strings.HasSuffix(l, "is") {
+		return false
+	}
+	prev := toks[i-1]
+	if prev.kind != tokWord || strings.HasSuffix(prev.lower(), "s") || !wordLike(prev.lower()) && !prev.capitalised() {
+		return false
+	}
+	if i >= 2 && (determiners[toks[i-2].lower()] || possessives[toks[i-2].lower()] || quantifiers[toks[i-2].lower()]) {
+		return false
+	}
+	next := toks[i+1].lower()
+	return determiners[next] || possessives[next]
 }
 
 // nameGoesOn reports whether the capitalised word toks[j] is not the end

@@ -74,8 +74,9 @@ func dropOpeners(s string) string {
 
 // phraseLeads are the openers that, without their comma, may lead a
 // phrase instead, with the word that then follows them: "As a result of
-// the efforts ..., negotiations ...", "In addition to the tariff, ...".
-var phraseLeads = map[string]string{"As a result ": "of", "In addition ": "to"}
+// the efforts ..., negotiations ...", "In addition to the tariff, ...",
+// "Thus far only about 13 billion dollars ... has been declared".
+var phraseLeads = map[string]string{"As a result ": "of", "In addition ": "to", "Thus ": "far"}
 
 // soLinks are the words after which "So" without its comma links a
 // sentence to the one before ("So tonight I propose ...", "So I ask
@@ -116,8 +117,8 @@ var (
 	reWord = regexp.MustCompile(`[\pL\pN]+(?:['’-][\pL\pN]+)*`)
 	// reInnerBack finds words early in a sentence that point back:
 	// "such a", "the same", "the said", "the former", "the latter", "the
-	// above", "the foregoing".
-	reInnerBack = regexp.MustCompile(`(?i)\b(?:such\s+(?:a|an)|the\s+(?:same|said|former|latter|above|aforesaid|aforementioned|foregoing))\b`)
+	// above", "the foregoing", "that same".
+	reInnerBack = regexp.MustCompile(`(?i)\b(?:such\s+(?:a|an)|the\s+(?:same|said|former|latter|above|aforesaid|aforementioned|foregoing)|(?:that|this|those|these)\s+same)\b`)
 )
 
 // innerBackWords is how many words from the start of a sentence may hold
@@ -196,8 +197,11 @@ func referBack(s string) bool {
 	if leadClauseOpeners[first] && leansBackSubject(s, words[1:]) {
 		return true // "If it fail here, ...", "If that defense fails, ..."
 	}
-	if (prepositions[first] || phraseOpeners[first]) && leadPronoun(s) {
-		return true // "For the past 7 months, she has done it all ..."
+	if (prepositions[first] || phraseOpeners[first] || timeOpening(s)) && leadPronoun(s) {
+		return true // "For the past 7 months, she has done it all ...", "Last May, he commanded ..."
+	}
+	if (prepositions[first] || phraseOpeners[first] || leadClauseOpeners[first] || timeOpening(s)) && leadDemonstrative(s) {
+		return true // "Because when credit is available again, that young family can ..."
 	}
 	if thatNounBack(s) {
 		return true // "My America 2000 strategy will help us reach that goal."
@@ -289,6 +293,56 @@ func leadPronoun(s string) bool {
 		return true
 	case "it":
 		return first == "it" && !pointsAheadIt(words)
+	}
+	return false
+}
+
+// timeOpening reports whether a sentence opens with a phrase of time and
+// its comma, as a preposition's phrase would: "Last May,", "Two days
+// later,", "Five years ago,", "This week,". What follows the comma is
+// then the main clause's subject (see leadPronoun).
+func timeOpening(s string) bool {
+	comma := strings.IndexByte(s, ',')
+	if comma < 0 {
+		return false
+	}
+	words := reWord.FindAllString(s[:comma], -1)
+	if len(words) == 0 || len(words) > 4 {
+		return false
+	}
+	switch strings.ToLower(words[len(words)-1]) {
+	case "ago", "later", "earlier":
+		return true
+	}
+	switch strings.ToLower(words[0]) {
+	case "last", "next", "this", "yesterday", "today", "tonight", "recently":
+		return len(words) <= 3
+	}
+	return false
+}
+
+// leadDemonstrative reports whether the main clause after a sentence's
+// opening phrase or clause and its comma opens with "that" or "those"
+// standing for something said before or before its noun ("Because when
+// credit is available again, that young family can finally buy a new
+// home"; "In 1890, those duties were raised"); "those who" points
+// ahead. Unlike leadPronoun it holds after a clause too: a "he" there is
+// most often the clause's subject ("When the President signed the bill,
+// he said ..."), a "that" with its noun is not.
+func leadDemonstrative(s string) bool {
+	comma := strings.IndexByte(s, ',')
+	if comma < 0 || len(reWord.FindAllString(s[:comma], -1)) > leadPronounWords {
+		return false
+	}
+	words := reWord.FindAllString(s[comma+1:], 2)
+	if len(words) < 2 {
+		return false
+	}
+	switch strings.ToLower(words[0]) {
+	case "that":
+		return !pointsAtRelative(words[1])
+	case "those":
+		return !pointsAtRelative(words[1]) && !prepositions[strings.ToLower(words[1])]
 	}
 	return false
 }
@@ -1431,9 +1485,20 @@ func canFollowThat(s string) bool {
 	}
 	// A name keeps its capital wherever it is written ("Congress passed
 	// ... and Congress ..."); a word capitalised only for opening the
-	// sentence does not.
-	for _, later := range reWord.FindAllString(s[len(w):], -1) {
-		if later == w {
+	// sentence does not, and one written again only inside a longer name
+	// proves nothing ("Solar energy funding has been quadrupled, ... and
+	// a Solar Energy and Energy Conservation Bank ...").
+	// The same name written again counts ("Social Security ... Social
+	// Security").
+	words := reWord.FindAllString(s, -1)
+	next := func(i int) string {
+		if i+1 < len(words) {
+			return words[i+1]
+		}
+		return ""
+	}
+	for i := 1; i < len(words); i++ {
+		if words[i] == w && (!startsUpper(next(i)) || next(i) == next(0)) {
 			return true
 		}
 	}
@@ -1603,6 +1668,42 @@ func countedAt(passage string, spans []pipeline.Span, i int) bool {
 	}
 	prev := strings.TrimSpace(passage[spans[i-1].Start:spans[i-1].End])
 	return reCounted.MatchString(prev) && len(reWord.FindAllString(prev, 3)) <= 1
+}
+
+// dashItem reports whether sentence i of a passage is an item of a list
+// written as sentences opened by a dash ("I propose: -New powers for the
+// Federal Trade Commission ... -A major study of automobile insurance.")
+// and returns the list's lead when the passage holds it: what the
+// sentence that opens the list says before its colon ("I propose").
+// validSpans has moved the span past its dash; the dash stands after
+// white space (a heading run in by a full stop and a dash, "Rural
+// electrification.-It is proposed", is no list).
+func dashItem(passage string, spans []pipeline.Span, i int) (item bool, lead string) {
+	opensWithDash := func(k int) bool {
+		before := strings.TrimRightFunc(passage[:spans[k].Start], unicode.IsSpace)
+		r, n := utf8.DecodeLastRuneInString(before)
+		if n == 0 || !strings.ContainsRune("-–—", r) {
+			return false
+		}
+		prev, _ := utf8.DecodeLastRuneInString(before[:len(before)-n])
+		return len(before) == n || unicode.IsSpace(prev)
+	}
+	if !opensWithDash(i) {
+		return false, ""
+	}
+	for k := i - 1; k >= 0; k-- {
+		if opensWithDash(k) {
+			continue
+		}
+		text := passage[spans[k].Start:spans[k].End]
+		for _, sep := range []string{": -", ":-", ": –", ": —", ":—"} {
+			if at := strings.LastIndex(text, sep); at > 0 {
+				return true, strings.TrimSpace(text[:at])
+			}
+		}
+		break
+	}
+	return true, ""
 }
 
 // reCounted finds a list counter opening a sentence: "3.", "IV.",

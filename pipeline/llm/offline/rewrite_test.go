@@ -139,6 +139,37 @@ func TestRewriteRules(t *testing.T) {
 			wantSentence: "In 1890, Benjamin Harrison reported: “The repeal or amendment of the act of June 18, 1878, forbidding the use of the Army as a posse comitatus.”",
 		},
 		{
+			name:   "an item of a list opened by dashes is proposed as its lead proposes",
+			nugget: prompts.QA{Question: "What study of insurance was proposed?", Answer: "automobile insurance"},
+			passage: "We must do more. I propose: -New powers for the Federal Trade Commission to stop those who swindle the public. " +
+				"-A major study of automobile insurance. -Protection against hazardous radiation from television sets.",
+			wantSupport:  "A major study of automobile insurance.",
+			wantSentence: "In 1890, Benjamin Harrison proposed: “A major study of automobile insurance.”",
+		},
+		{
+			name:   "an item of a list opened by dashes without its lead is quoted, not reported that",
+			nugget: prompts.QA{Question: "What study of insurance was named?", Answer: "automobile insurance"},
+			passage: "-New powers for the Federal Trade Commission to stop those who swindle the public. " +
+				"-A major study of automobile insurance. -Protection against hazardous radiation from television sets.",
+			wantSupport:  "A major study of automobile insurance.",
+			wantSentence: "In 1890, Benjamin Harrison reported: “A major study of automobile insurance.”",
+		},
+		{
+			name:   "an item of a list opened by dashes with a verb of its own keeps its stance",
+			nugget: prompts.QA{Question: "How many plants were built for the Federal Trade Commission?", Answer: "12 new plants"},
+			passage: "We must do more. I propose: -New powers for the Federal Trade Commission. " +
+				"-The Commission has built 12 new plants this year.",
+			wantSupport:  "The Commission has built 12 new plants this year.",
+			wantSentence: "In 1890, Benjamin Harrison reported that the Commission has built 12 new plants this year.",
+		},
+		{
+			name:         "\"Thus far\" is no opener",
+			nugget:       prompts.QA{Question: "How much of the ultimate surplus has been declared?", Answer: "13 billion dollars"},
+			passage:      "Wool prices rose. Thus far only about 13 billion dollars of the ultimate surplus has been declared.",
+			wantSupport:  "Thus far only about 13 billion dollars of the ultimate surplus has been declared.",
+			wantSentence: "In 1890, Benjamin Harrison reported: “Thus far only about 13 billion dollars of the ultimate surplus has been declared.”",
+		},
+		{
 			name:   "a sentence that refers back is joined with what it refers to",
 			nugget: tariffNugget,
 			passage: "Wool prices rose. The McKinley Tariff raised duties on imports to 49.5 percent. " +
@@ -279,6 +310,8 @@ func TestDropOpeners(t *testing.T) {
 		{"By contrast, a failed Iraq would embolden the extremists.", "A failed Iraq would embolden the extremists."},
 		{"Wellington was named.", "Wellington was named."}, // an opener needs its comma and its word
 		{"So many ships were lost.", "So many ships were lost."},
+		{"Thus far only a part has been declared.", "Thus far only a part has been declared."},
+		{"Thus the treaty was signed.", "The treaty was signed."},
 	}
 	for _, tt := range tests {
 		if got := dropOpeners(tt.in); got != tt.want {
@@ -312,6 +345,21 @@ func TestReferBack(t *testing.T) {
 		want bool
 	}{
 		{"It was signed on the 30th of April.", true},
+		// A demonstrative opening the main clause after a leading
+		// phrase or clause (Obama, 2009); "those who" points ahead, and
+		// a "he" after a clause is most often the clause's subject.
+		{"Because when credit is available again, that young family can finally buy a new home.", true},
+		{"If Congress acts now, that program will save lives.", true},
+		{"In 1890, those duties were raised.", true},
+		{"After the war, those who served came home.", false},
+		{"Because credit is available again, families can buy homes.", false},
+		{"When the President signed the bill, he said it would help.", false},
+		// A phrase of time before the comma leads the main clause as a
+		// preposition's phrase does (Trump, 2018; Ford, 1975).
+		{"Last May, he commanded an operation to track down gang members on Long Island.", true},
+		{"Two days later, that same freshman stood at the back of this great Chamber.", true},
+		{"Five years ago, crime was increasing at a rate that struck fear across the Nation.", false},
+		{"Last year, we cut the deficit in half.", false},
 		// A demonstrative standing alone at the end (Reagan, 1982).
 		{"For our friends in the press, let me say: I did not actually hear George Washington say that.", true},
 		{"We need more of this.", true},
@@ -822,5 +870,27 @@ func TestValidSpans(t *testing.T) {
 	want := []string{"Actions: -To raise income.", "I shall recommend more.", "End."}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("validSpans (-want +got)\n%s", diff)
+	}
+}
+
+// TestCanFollowThat: a sentence follows "reported that" when it opens
+// with a common word or a name it writes again; a word written again only
+// inside a longer name is no name (Carter, 1981).
+func TestCanFollowThat(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"The treaty was signed.", true},
+		{"Congress passed the act, and Congress then adjourned.", true},
+		{"Social Security is sound, and Social Security will stay so.", true},
+		{"Solar energy funding has been quadrupled and a Solar Energy and Energy Conservation Bank created.", false},
+		{"Assuming, somewhat arbitrarily, that the rate holds, the debt will fall.", false},
+		{"That the duty is just is plain.", false},
+	}
+	for _, tt := range tests {
+		if got := canFollowThat(tt.s); got != tt.want {
+			t.Errorf("canFollowThat(%q) = %v, want %v", tt.s, got, tt.want)
+		}
 	}
 }
