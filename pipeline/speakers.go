@@ -407,10 +407,13 @@ func namesWrittenAt(text string, authors map[string]Period) []writtenName {
 // ("Presidents", "Governors") written alone, not the last word of a name
 // ("the United States would"), before a verb in the past or an
 // auxiliary is taken for it; the nearest such one before the facet
-// wins. Headings only, and meant to be applied once the report's
-// sentences are grouped (RenameFacets): a facet's words steer its
-// nuggets and passages, and the speakers' word would steer them too. The
-// facets are returned as a new slice.
+// wins. Where the sentence has none, the documents it says something of
+// stand for it ("what the messages from Jackson to Kennedy said ...:
+// which failures they reported" gives "Which failures the messages
+// reported"; see sourcesSubject). Headings only, and meant to be
+// applied once the report's sentences are grouped (RenameFacets): a
+// facet's words steer its nuggets and passages, and the speakers' word
+// would steer them too. The facets are returned as a new slice.
 func ResolveThey(facets []Facet, request string) []Facet {
 	out := append([]Facet(nil), facets...)
 	lower := strings.ToLower(request)
@@ -433,7 +436,11 @@ func ResolveThey(facets []Facet, request string) []Facet {
 		if pos < 0 {
 			continue
 		}
-		name := pluralSubject(request[sentenceStart(request, pos):pos])
+		before := request[sentenceStart(request, pos):pos]
+		name := pluralSubject(before)
+		if name == "" && objectRelative(words, at) {
+			name = sourcesSubject(before)
+		}
 		if name == "" {
 			continue
 		}
@@ -463,6 +470,53 @@ func pluralSubject(text string) string {
 		}
 	}
 	return name
+}
+
+// objectRelative reports whether the "they" at words[at] opens a
+// relative clause on the noun before it whose verb has no particle after
+// it ("Discoveries they reported", "Growth forecasts they cited"): the
+// noun is what "they" said, so "they" are the speakers or their
+// documents. After a word that opens a clause ("when they took effect",
+// "what they reported") "they" may be the heading's own noun, and a verb
+// with its particle ("Lands they gave up") is no saying.
+func objectRelative(words []string, at int) bool {
+	if at == 0 || at+1 >= len(words) {
+		return false
+	}
+	if clauseWords[strings.ToLower(words[at-1])] || strings.ContainsAny(words[at-1], ",;:") {
+		return false
+	}
+	return at+2 >= len(words) || !particles[strings.ToLower(words[at+2])]
+}
+
+// clauseWords open a clause or a phrase before a "they"; particles
+// follow a verb to make another one ("gave up", "set out").
+var (
+	clauseWords = map[string]bool{
+		"when": true, "where": true, "how": true, "what": true, "whom": true, "which": true, "why": true,
+		"whether": true, "if": true, "as": true, "because": true, "while": true, "after": true, "before": true,
+		"until": true, "since": true, "that": true, "who": true, "and": true, "or": true, "but": true,
+		"of": true, "for": true, "to": true, "in": true, "on": true, "with": true, "by": true, "from": true,
+	}
+	particles = map[string]bool{"up": true, "down": true, "away": true, "back": true, "out": true, "off": true, "over": true}
+)
+
+// reSources finds the documents a request asks about, named as what
+// said something ("what the annual messages from Jackson to Kennedy said
+// ..."): "the", up to four words, and "messages", "addresses" or
+// "speeches".
+var reSources = regexp.MustCompile(`(?i)\bthe\s+(?:[\p{L}-]+\s+){0,4}?(messages|addresses|speeches)\b`)
+
+// sourcesSubject returns the documents text names last by reSources, as
+// "the" and their kind ("the messages"), for a "they" that stands for
+// them when no capitalised plural does ("which failures they reported"
+// after "what the messages from Jackson to Kennedy said"); "" when none.
+func sourcesSubject(text string) string {
+	m := reSources.FindAllStringSubmatch(text, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return "the " + strings.ToLower(m[len(m)-1][1])
 }
 
 // pluralOpeners are capitalised words that may open a sentence before a

@@ -171,7 +171,9 @@ func TestResolveThey(t *testing.T) {
 		"The Presidents said much on the census: the figures they gave for later decades. " +
 		"Say whether the United States would join the accord, and what they hoped the accord would do. " +
 		"The governors met. The pledges they made in 1990. " +
-		"Describe which taxes Presidents proposed to keep and how they justified taxing tobacco."
+		"Describe which taxes Presidents proposed to keep and how they justified taxing tobacco. " +
+		"Describe what the annual messages from Jackson to Kennedy said about bankruptcies: which failures they reported at home. " +
+		"Report what the messages said about the tariff: the reductions it scheduled and when they took effect, the lands they gave up, and what they reported."
 	facets := []Facet{
 		{Heading: "Research budgets they proposed", Description: "the research budgets they proposed"},
 		{Heading: "Danger they posed to the old", Description: "the danger they posed to the old"},
@@ -180,6 +182,10 @@ func TestResolveThey(t *testing.T) {
 		{Heading: "Pledges they made in 1990", Description: "The pledges they made in 1990"},
 		{Heading: "Budgets they proposed", Description: "not in the request"},
 		{Heading: "How they justified taxing tobacco", Description: "how they justified taxing tobacco"},
+		{Heading: "Which failures they reported at home", Description: "which failures they reported at home"},
+		{Heading: "Reductions it scheduled and when they took effect", Description: "the reductions it scheduled and when they took effect"},
+		{Heading: "Lands they gave up", Description: "the lands they gave up"},
+		{Heading: "What they reported", Description: "what they reported"},
 	}
 	got := ResolveThey(facets, request)
 	want := []string{
@@ -190,6 +196,10 @@ func TestResolveThey(t *testing.T) {
 		"Pledges they made in 1990",           // no subject before it in its sentence
 		"Budgets Presidents proposed",         // found by the heading's words
 		"How Presidents justified taxing tobacco",
+		"Which failures the messages reported at home",      // the documents, where no capitalised plural names the speakers
+		"Reductions it scheduled and when they took effect", // "they" after a clause's opener may be the heading's noun
+		"Lands they gave up",                                // a verb with its particle
+		"What they reported",                                // no noun before "they"
 	}
 	for i, f := range got {
 		if f.Heading != want[i] {

@@ -89,7 +89,11 @@ import (
 // v33 (session 49): more verbs read so ("How they justified taxing
 // tobacco" → "How Presidents justified taxing tobacco": justified,
 // explained, defended, argued, opposed, vetoed and the like).
-const Version = "crucible-pipeline-v33"
+// v34 (session 50): where the request's sentence names no speakers by a
+// capitalised plural, the documents it says something of stand for the
+// heading's "they" ("Which failures the messages reported";
+// pipeline.sourcesSubject).
+const Version = "crucible-pipeline-v34"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
