@@ -608,6 +608,19 @@ var goldSets = []goldSet{
 	// topic against 0.630; the same after offline-v74,
 	// crucible-pipeline-v33 and offline-v75 (testdata/eval/README.md).
 	{"sotu101 (held out)", "sotu101-requests.jsonl", "sotu101-nuggets.jsonl", "sotu101-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu102: written blind in session 49; run at the start of session
+	// 50 with offline-v75 / crucible-pipeline-v33, before any change, it
+	// gave the engine 47 facts against the lead baseline's 29, vital
+	// recall 0.556 against 0.326, and 0.739 on topic against 0.528
+	// (testdata/eval/README.md); the same after offline-v76 and
+	// crucible-pipeline-v34.
+	{"sotu102 (held out)", "sotu102-requests.jsonl", "sotu102-nuggets.jsonl", "sotu102-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu103: written blind in session 50; run with that session's first
+	// build, before any change, it gave the engine 41 facts against the
+	// lead baseline's 22, vital recall 0.514 against 0.201, and 0.904 on
+	// topic against 0.890; the same after offline-v76 and
+	// crucible-pipeline-v34 (testdata/eval/README.md).
+	{"sotu103 (held out)", "sotu103-requests.jsonl", "sotu103-nuggets.jsonl", "sotu103-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
