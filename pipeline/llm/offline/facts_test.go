@@ -124,6 +124,32 @@ func TestTokenize(t *testing.T) {
 	}
 }
 
+// TestTokenizeDashWrittenAsHyphen: a hyphen that runs a word into one of
+// dashWords is a dash; compounds, those with such a word inside them too,
+// stay whole.
+func TestTokenizeDashWrittenAsHyphen(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"the Higher Education Act-including proposals", []string{"the", "Higher", "Education", "Act", "-", "including", "proposals"}},
+		{"in 1961-and individuals", []string{"in", "1961", "-", "and", "individuals"}},
+		{"the Energy Initiative-a 22-percent increase", []string{"the", "Energy", "Initiative", "-", "a", "22-percent", "increase"}},
+		{"a state-of-the-art bread-and-butter issue", []string{"a", "state-of-the-art", "bread-and-butter", "issue"}},
+		{"the Food-for-Peace program and line-of-battle ships", []string{"the", "Food-for-Peace", "program", "and", "line-of-battle", "ships"}},
+		{"years-that's all", []string{"years", "-", "that's", "all"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, tk := range tokenize(tt.text) {
+			got = append(got, tk.text)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("tokenize(%q) (-want +got)\n%s", tt.text, diff)
+		}
+	}
+}
+
 func TestAnswerMatch(t *testing.T) {
 	tests := []struct {
 		name, text, answer string

@@ -243,11 +243,11 @@ func tokenize(text string) []token {
 			}
 			// "6-month", "19th-century", "5-year-old": a compound word, not
 			// a number.
-			if j+1 < len(text) && text[j] == '-' && isLetterAt(text, j+1) {
+			if j+1 < len(text) && text[j] == '-' && isLetterAt(text, j+1) && !dashBefore(text, j+1) {
 				k := j + 1
 				for k < len(text) {
 					r2, s2 := utf8.DecodeRuneInString(text[k:])
-					if unicode.IsLetter(r2) || unicode.IsDigit(r2) || (r2 == '-' && isLetterAt(text, k+1)) {
+					if unicode.IsLetter(r2) || unicode.IsDigit(r2) || (r2 == '-' && isLetterAt(text, k+1) && !dashBefore(text, k+1)) {
 						k += s2
 						continue
 					}
@@ -267,7 +267,7 @@ func tokenize(text string) []token {
 					j += s2
 					continue
 				}
-				if (r2 == '\'' || r2 == '’' || r2 == '-') && isLetterAt(text, j+s2) {
+				if (r2 == '\'' || r2 == '’' || r2 == '-') && isLetterAt(text, j+s2) && !(r2 == '-' && dashBefore(text, j+s2)) {
 					j += s2
 					continue
 				}
@@ -286,6 +286,32 @@ func tokenize(text string) []token {
 		}
 	}
 	return toks
+}
+
+// dashWords are the words that a hyphen written for a dash runs a word
+// into ("the Advanced Energy Initiative-a 22-percent increase", "the
+// Higher Education Act-including proposals", "in 1961-and individuals"):
+// no compound ends on one of them.
+var dashWords = setOf(strings.Fields(`a an the and or but nor as are is was were be that that's which who whom
+	including with we our us it its i he she they their this these those not so yet`))
+
+// dashBefore reports whether the hyphen before text[i] is a dash: the
+// word at i is one of dashWords and ends there, not inside a compound
+// that goes on with another hyphen ("bread-and-butter",
+// "state-of-the-art").
+func dashBefore(text string, i int) bool {
+	k := i
+	for k < len(text) {
+		r, size := utf8.DecodeRuneInString(text[k:])
+		if !unicode.IsLetter(r) && r != '\'' && r != '’' {
+			break
+		}
+		k += size
+	}
+	if k < len(text) && text[k] == '-' {
+		return false
+	}
+	return dashWords[strings.ToLower(strings.ReplaceAll(text[i:k], "’", "'"))]
 }
 
 func isLetterAt(text string, i int) bool {

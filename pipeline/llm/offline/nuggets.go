@@ -1242,7 +1242,37 @@ func keyphrase(s string, toks []token, f fact, prof profile, wt *wordTerms) stri
 	if bestStart < 0 {
 		return ""
 	}
+	bestEnd = sharedHeadEnd(toks, content, bestEnd)
 	return s[toks[bestStart].start:toks[bestEnd].end]
+}
+
+// sharedHeadEnd returns where a phrase that ends at toks[end] ends once
+// it takes in the words that "and" or "or" joins to its last word when
+// they end on the plural head both share: "the conduct of the Diplomatic
+// | and Consular Services", "the various Federal trust | and
+// interstate-commerce laws". Two or three content words must follow the
+// conjunction, the last a plural in -s after which the phrase stops; the
+// phrase's own last word is no plural ("the ships and the crews" and
+// "France and Great Britain" stay as they are). content marks the words
+// a phrase may hold (see keyphrase).
+func sharedHeadEnd(toks []token, content []bool, end int) int {
+	n := len(toks)
+	last := toks[end].lower()
+	if toks[end].kind != tokWord || strings.HasSuffix(last, "s") || end+3 >= n || !toks[end+1].is("and") && !toks[end+1].is("or") {
+		return end
+	}
+	k := end + 2
+	for k < n && k-end-1 <= 3 && content[k] && toks[k].kind == tokWord {
+		k++
+	}
+	head := k - 1
+	if words := head - end - 1; words < 2 || words > 3 || k < n && content[k] {
+		return end
+	}
+	if h := toks[head].lower(); !strings.HasSuffix(h, "s") || strings.HasSuffix(h, "ss") {
+		return end
+	}
+	return head
 }
 
 // verbAfterNoun reports whether word toks[i] in -s is the verb of the

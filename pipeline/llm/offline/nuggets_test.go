@@ -287,3 +287,33 @@ func TestMentionQuestionKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedHeadEnd: a phrase ending on a word that "and" joins to the
+// head both share takes that head in; other coordinations are left.
+func TestSharedHeadEnd(t *testing.T) {
+	tests := []struct {
+		text, last, want string
+	}{
+		{"the conduct of the Diplomatic and Consular Services in the last four years", "Diplomatic", "Services"},
+		{"enforcing the various Federal trust and interstate-commerce laws, the sum", "trust", "laws"},
+		{"the treaty with France and Great Britain was signed", "France", "France"},
+		{"the ships and the crews were lost", "ships", "ships"},
+		{"the price of wheat and cotton exports fell", "wheat", "exports"},
+		{"the price of wheat and cotton fell", "wheat", "wheat"},
+	}
+	for _, tt := range tests {
+		toks := tokenize(tt.text)
+		content := make([]bool, len(toks))
+		end := -1
+		for i, tok := range toks {
+			content[i] = tok.kind == tokWord && !articles[tok.lower()] && !prepositions[tok.lower()] &&
+				!tok.is("and") && !tok.is("or") && !auxiliaries[tok.lower()] && tok.lower() != "fell"
+			if tok.text == tt.last && end < 0 {
+				end = i
+			}
+		}
+		if got := toks[sharedHeadEnd(toks, content, end)].text; got != tt.want {
+			t.Errorf("%q: the phrase ending at %q ends at %q, want %q", tt.text, tt.last, got, tt.want)
+		}
+	}
+}
