@@ -1484,12 +1484,11 @@ func canFollowThat(s string) bool {
 		return true
 	}
 	// A name keeps its capital wherever it is written ("Congress passed
-	// ... and Congress ..."); a word capitalised only for opening the
+	// ... and Congress ..."; the same name again, "Social Security ...
+	// Social Security"); a word capitalised only for opening the
 	// sentence does not, and one written again only inside a longer name
 	// proves nothing ("Solar energy funding has been quadrupled, ... and
 	// a Solar Energy and Energy Conservation Bank ...").
-	// The same name written again counts ("Social Security ... Social
-	// Security").
 	words := reWord.FindAllString(s, -1)
 	next := func(i int) string {
 		if i+1 < len(words) {
