@@ -93,7 +93,11 @@ import (
 // capitalised plural, the documents it says something of stand for the
 // heading's "they" ("Which failures the messages reported";
 // pipeline.sourcesSubject).
-const Version = "crucible-pipeline-v34"
+// v35 (session 51): a pair of terms the title writes ("slave trade")
+// no longer shields a text from what the request leaves aside (subject
+// leavesOut): it names the whole subject, of which what is left aside
+// is a part.
+const Version = "crucible-pipeline-v35"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -211,6 +211,17 @@ func newSubject(ctx context.Context, req pipeline.Request, best []string, terms 
 		text += "\n" + strings.Join(titlePlaces, "\n")
 	}
 	s.leftOut, s.leftOutPairs, s.askedPairs = leftOut(req, text, terms, meta)
+	// A pair the title writes names the whole subject, of which what the
+	// request leaves aside is a part ("the slave trade" of a request that
+	// leaves aside "the British detentions of American ships" in it): it
+	// says nothing of whether a text speaks of the part asked or of the
+	// part left aside.
+	for _, part := range splitParts(title) {
+		ts := terms(part)
+		for i := 0; i+1 < len(ts); i++ {
+			delete(s.askedPairs, [2]string{ts[i], ts[i+1]})
+		}
+	}
 	// The title names its subject by acronyms when they are all it names:
 	// its other words are request words ("in presidential addresses").
 	titleWords := 0

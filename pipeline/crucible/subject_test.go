@@ -552,6 +552,30 @@ func TestSubjectLeavesOutWhatTheRequestExcludes(t *testing.T) {
 			t.Errorf("leavesOut(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
+	// A pair the title writes names the whole subject and shields no
+	// text from what is left aside (sotu103-01); a pair only the problem
+	// statement asks still does.
+	req = pipeline.Request{
+		Title: "Outlawing the slave trade, 1816-1844",
+		ProblemStatement: "Report the laws under which public ships seized slavers and the convention with Britain. " +
+			"Leave aside the British detentions of American ships.",
+	}
+	s, err = newSubject(context.Background(), req, repeat("public ships seized slavers in the slave trade", 20), words, fakeDocFreq(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"The British detentions of American ships engaged in the slave trade were settled.", true},
+		{"Public ships seized slavers; the British detentions of American ships went on.", false},
+		{"Public ships seized three slavers engaged in the slave trade.", false},
+	} {
+		if got := s.leavesOut(tt.text); got != tt.want {
+			t.Errorf("leavesOut(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
 	// A term the request writes only where it says what to leave aside
 	// names no subject; one it also asks for does (sotu46-05).
 	req = pipeline.Request{
