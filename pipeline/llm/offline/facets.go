@@ -933,6 +933,12 @@ func cutUnfinished(words []string, n int) bool {
 		return true
 	case articles[next] && (looksFinite(lastPlain) || clauseVerbs[lastPlain]) && openClauseWords[plainWord(words[0])]:
 		return true
+	case lower && looksFinite(lastPlain) && !verbsWanting[lastPlain] && relativeOpened(words[:n-1]) && objectFollows(words, n):
+		// "the conflict for which Roosevelt wanted" the Neutrality Act
+		// amended, "the dates from which the Porte refused" to recognize
+		// naturalization: a relative clause cut after its verb, before
+		// its object.
+		return true
 	case capitalised(last) && (looksFinite(next) || verbsWanting[next]) && !strings.ContainsAny(last, ",;:"):
 		return true
 	case (next == "who" || next == "whom") && lower && n >= 2 && articles[plainWord(words[n-2])]:
@@ -943,6 +949,34 @@ func cutUnfinished(words []string, n int) bool {
 		return true
 	}
 	return false
+}
+
+// relativeOpened reports whether words hold a relative word ("which",
+// "whom", "whose") after their first.
+func relativeOpened(words []string) bool {
+	for _, w := range words[min(1, len(words)):] {
+		switch plainWord(w) {
+		case "which", "whom", "whose":
+			return true
+		}
+	}
+	return false
+}
+
+// objectFollows reports whether the word after the first n of an ask's
+// words opens the object a verb before it wants: an article, or "to"
+// before a verb ("refused to recognize"), not a preposition's phrase
+// ("raided after the orders").
+func objectFollows(words []string, n int) bool {
+	next := plainWord(words[n])
+	if articles[next] {
+		return true
+	}
+	if next != "to" || n+1 >= len(words) {
+		return false
+	}
+	after := words[n+1]
+	return after == strings.ToLower(after) && !articles[plainWord(after)] && !headingPreps[plainWord(after)]
 }
 
 // prepVerbs say nothing without the preposition that follows them ("to

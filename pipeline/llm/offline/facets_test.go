@@ -235,6 +235,12 @@ func TestHeadingCutLeavesNothingHanging(t *testing.T) {
 		// An infinitive that wants its preposition is no place to stop
 		// (sotu100-07).
 		{"the legislation the Presidents proposed to deal with threatened interruptions of coal production", "Legislation the Presidents proposed"},
+		// Nor is a relative clause cut after its verb, before the
+		// verb's object (sotu22-08, sotu95-05).
+		{"the conflict for which Roosevelt wanted the Neutrality Act amended", "Conflict for which Roosevelt wanted Neutrality Act amended"},
+		{"the dates from which the Porte refused to recognize naturalization", "Dates from which Porte refused to recognize naturalization"},
+		{"the quarrel over an American envoy whom Vienna refused to receive", "Quarrel over an American envoy"},
+		{"the chief whose band raided after the orders were withdrawn", "Chief whose band raided"},
 	}
 	for _, tt := range tests {
 		if got := headingOf(tt.ask); got != tt.want {

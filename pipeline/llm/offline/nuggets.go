@@ -1105,15 +1105,37 @@ func nounPhrase(kp string, wt *wordTerms) bool {
 			strings.HasSuffix(l, "ly") && len(l) > 4) {
 			return false
 		}
-		if i == len(toks)-1 && (danglingEnds[l] || prepositions[l] || phraseOpeners[l] || !wt.content(t)) {
+		if i == len(toks)-1 && (danglingEnds[l] || prepositions[l] || phraseOpeners[l] || !wt.content(t) || !t.capitalised() && noHead(l)) {
 			return false
 		}
-		if wt.content(t) && !genericCapitals[l] && !titleWords[l] && !timeWords[l] {
+		if wt.content(t) && !genericCapitals[l] && !titleWords[l] && !timeWords[l] && !amountWords[l] {
 			specific = true
 		}
 	}
 	return specific
 }
+
+// noHead reports whether a word cannot end a noun phrase as its head: a
+// determiner, a number word or an adjective that wants its noun ("an
+// additional", "the next", "the wealthiest" of "the wealthiest 1
+// percent").
+func noHead(w string) bool {
+	return headlessWords[w] || strings.HasSuffix(w, "iest") || superlatives[w]
+}
+
+var (
+	headlessWords = setOf(strings.Fields(`next last first second third fourth fifth additional several similar small
+		large great new old other same such few many much more most less least one two three four five six seven eight
+		nine ten eleven twelve twenty hundred thousand million billion own whole various certain further former latter
+		previous following entire only single average annual current`))
+	superlatives = setOf(strings.Fields(`largest greatest highest lowest smallest biggest longest strongest richest
+		poorest oldest newest best worst fastest latest youngest`))
+	// amountWords name a quantity and nothing it is of: a phrase made
+	// only of them ("the sum", "the total", "the value") names no
+	// subject to ask about.
+	amountWords = setOf(strings.Fields(`sum sums amount amounts total totals value values maximum minimum top
+		figure figures aggregate balance`))
+)
 
 // timeWords name a stretch of time or address the hearers: a phrase made
 // only of them ("the past year", "Madam Speaker") names no subject.

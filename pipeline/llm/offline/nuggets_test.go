@@ -317,3 +317,30 @@ func TestSharedHeadEnd(t *testing.T) {
 		}
 	}
 }
+
+// A template question names a noun phrase with a head: not a quantity
+// word alone ("the sum", "the total") nor an adjective or number word
+// that wants its noun ("an additional", "the next", "the wealthiest").
+func TestNounPhraseWantsAHead(t *testing.T) {
+	e := newTestEngine()
+	wt := e.newWordTerms()
+	for _, tc := range []struct {
+		phrase string
+		want   bool
+	}{
+		{"the sum", false},
+		{"the total", false},
+		{"an additional", false},
+		{"the next", false},
+		{"the wealthiest", false},
+		{"several", false},
+		{"the sum of the claims", true},
+		{"the additional duties", true},
+		{"the public debt", true},
+		{"the largest steamers", true},
+	} {
+		if got := nounPhrase(tc.phrase, wt); got != tc.want {
+			t.Errorf("nounPhrase(%q) = %v, want %v", tc.phrase, got, tc.want)
+		}
+	}
+}
