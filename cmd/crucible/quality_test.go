@@ -627,6 +627,13 @@ var goldSets = []goldSet{
 	// 0.194, and 0.803 on topic against 0.747; the same after
 	// offline-v77 (testdata/eval/README.md).
 	{"sotu104 (held out)", "sotu104-requests.jsonl", "sotu104-nuggets.jsonl", "sotu104-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu105: written blind in session 51; run with offline-v77 /
+	// crucible-pipeline-v34, before that session's changes landed, it
+	// gave the engine 48 facts against the lead baseline's 22, vital
+	// recall 0.431 against 0.236, and 0.933 on topic against 0.724; the
+	// same after crucible-pipeline-v35 and offline-v78
+	// (testdata/eval/README.md).
+	{"sotu105 (held out)", "sotu105-requests.jsonl", "sotu105-nuggets.jsonl", "sotu105-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
