@@ -90,6 +90,35 @@ func TestSentenceScore(t *testing.T) {
 	}
 }
 
+// TestDocumentNuggetsWeighedForTopic: a document nugget's candidate
+// scores documentNuggetTopic of what the same sentence scores for a
+// facet nugget or the fill, whose sentences a reader finds on topic more
+// often.
+func TestDocumentNuggetsWeighedForTopic(t *testing.T) {
+	r := &run{e: &Engine{Terms: words},
+		req:         pipeline.Request{Title: "Canal tolls", ProblemStatement: "Describe the tolls charged on the Panama canal."},
+		subject:     &subject{terms: words, anchors: map[string]bool{"canal": true, "tolls": true}},
+		passageRank: map[string]int{pipeline.PassageID("a", 0): 0},
+	}
+	const sentence = "The ships paid $1,250,000 in canal tolls in 1913."
+	at := pipeline.Citation{DocID: "a"}
+	doc := pipeline.Candidate{NuggetID: DocumentNuggetPrefix + "1.1", Sentence: sentence, Citation: at}
+	facet := pipeline.Candidate{NuggetID: FacetNuggetPrefix + "1.1", Sentence: sentence, Citation: at}
+	fill := pipeline.Candidate{NuggetID: FillNuggetPrefix + "1", Sentence: sentence, Citation: at}
+	// One turn each, the same quality: the nugget's kind is all that differs.
+	turns := []pipeline.Nugget{{ID: doc.NuggetID, Rank: 1}, {ID: facet.NuggetID, Rank: 1}}
+	score := r.sentenceScore(context.Background(), pipeline.NewFacetMatcher(nil, words), turns, []pipeline.Candidate{doc, facet, fill})
+	features := r.choiceFeatures(context.Background(), pipeline.NewFacetMatcher(nil, words), turns, []pipeline.Candidate{doc, facet, fill})
+	if d, f := score(doc), choiceScore(doc, features(doc)); math.Abs(d-documentNuggetTopic*f) > 1e-12 {
+		t.Errorf("document nugget's score %v, want %v × %v", d, documentNuggetTopic, f)
+	}
+	for _, c := range []pipeline.Candidate{facet, fill} {
+		if got, want := score(c), choiceScore(c, features(c)); got != want {
+			t.Errorf("%s's score %v, want the model's %v", c.NuggetID, got, want)
+		}
+	}
+}
+
 // featureIndex is the place of a feature in ChoiceFeatures.
 func featureIndex(t *testing.T, name string) int {
 	t.Helper()

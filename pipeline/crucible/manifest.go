@@ -97,7 +97,10 @@ import (
 // no longer shields a text from what the request leaves aside (subject
 // leavesOut): it names the whole subject, of which what is left aside
 // is a part.
-const Version = "crucible-pipeline-v35"
+// v36 (session 51): the choice weighs a document nugget's candidate by
+// 0.86 (documentNuggetTopic): a reader finds such sentences less often
+// on topic than the lists say, against the facet nuggets' and the fill's.
+const Version = "crucible-pipeline-v36"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

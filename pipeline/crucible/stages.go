@@ -62,7 +62,7 @@ func (r *run) ideate(ctx context.Context, ret []pipeline.RetrievedDoc) ([]pipeli
 		qas, err := r.drawNuggets(ctx, d, d.Text, r.s.NuggetsPerDoc)
 		for j, qa := range qas {
 			drawn[i] = append(drawn[i], pipeline.Nugget{
-				ID: fmt.Sprintf("n%d.%d", ret[i].Rank, j+1), Question: qa.Question, Answer: qa.Answer,
+				ID: fmt.Sprintf("%s%d.%d", DocumentNuggetPrefix, ret[i].Rank, j+1), Question: qa.Question, Answer: qa.Answer,
 				Sources: []string{d.ID}, Popularity: 1,
 			})
 		}
@@ -118,8 +118,10 @@ func (r *run) drawNuggets(ctx context.Context, d pipeline.Document, text string,
 // Facet nuggets (the rule FacetNuggets).
 const (
 	// FacetNuggetPrefix opens the ids of nuggets drawn from a facet's
-	// passages ("f3.1"); document nuggets open with "n".
-	FacetNuggetPrefix = "f"
+	// passages ("f3.1"); DocumentNuggetPrefix those drawn from a
+	// document's summary ("n3.1").
+	FacetNuggetPrefix    = "f"
+	DocumentNuggetPrefix = "n"
 	// facetPassages is how many passages each facet's nuggets are drawn
 	// from, and facetPassagePool how many of its best BM25 passages are
 	// looked through for them.
