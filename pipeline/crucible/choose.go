@@ -3,7 +3,6 @@ package crucible
 import (
 	"context"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/crucible-portal/crucible/pipeline"
@@ -96,24 +95,9 @@ type ChoiceObserver interface {
 func (r *run) sentenceScore(ctx context.Context, facets *pipeline.FacetMatcher, turns []pipeline.Nugget, cands []pipeline.Candidate) func(pipeline.Candidate) float64 {
 	features := r.choiceFeatures(ctx, facets, turns, cands)
 	return func(c pipeline.Candidate) float64 {
-		s := choiceScore(c, features(c))
-		if strings.HasPrefix(c.NuggetID, DocumentNuggetPrefix) {
-			s *= documentNuggetTopic
-		}
-		return s
+		return choiceScore(c, features(c))
 	}
 }
-
-// documentNuggetTopic is what the choice multiplies the score of a
-// candidate for a document nugget by: its on-topic estimate, fitted on
-// the topic lists, is too high against a reader's judgement. In a
-// sample of the used sets' report sentences judged by meaning
-// (testdata/eval/judged/kinds.jsonl, 110 of each kind), the judge found
-// on topic 0.745 of the document nuggets' sentences the lists put at
-// 0.900 (0.828 of it), and 0.845 and 0.836 of the facet nuggets' and the
-// fill's that the lists put at 0.873 each (0.964 of it): 0.828 / 0.964
-// = 0.86 (docs/pipeline.md, session 51).
-const documentNuggetTopic = 0.86
 
 // lengthPower is the power of a candidate's length the choice divides
 // its promise by: a sentence twice as long must promise 1.68 times as
@@ -135,7 +119,7 @@ func choiceScore(c pipeline.Candidate, x []float64) float64 {
 		z += w * x[i]
 	}
 	fact := 1 / (1 + math.Exp(-z))
-	onTopic := topicEstimate(x[len(ChoiceFeatures):], x[0])
+	onTopic := topicEstimate(x)
 	return fact * onTopic / math.Pow(float64(utf8.RuneCountInString(c.Sentence))+1, lengthPower)
 }
 
@@ -206,7 +190,7 @@ func (r *run) choiceFeatures(ctx context.Context, facets *pipeline.FacetMatcher,
 			float64(utf8.RuneCountInString(c.Sentence)) / 300,
 			math.Min(float64(countFigures(body)), 4),
 			math.Min(facets.Affinity(body, author[c.Citation.DocID]), 4),
-		}, r.topic.features(topicTerms(c, sentence, termSet))...)
+		}, r.topic.features(c, topicTerms(c, sentence, termSet))...)
 	}
 }
 

@@ -3,6 +3,7 @@ package crucible
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,10 +91,10 @@ func TestSentenceScore(t *testing.T) {
 	}
 }
 
-// TestDocumentNuggetsWeighedForTopic: a document nugget's candidate
-// scores documentNuggetTopic of what the same sentence scores for a
-// facet nugget or the fill, whose sentences a reader finds on topic more
-// often.
+// TestDocumentNuggetsWeighedForTopic: the topic estimate knows a
+// document nugget's candidate (document_nugget), which a reader finds on
+// topic less often than a facet nugget's or the fill's; the score
+// assembly uses is the one the --choices file records.
 func TestDocumentNuggetsWeighedForTopic(t *testing.T) {
 	r := &run{e: &Engine{Terms: words},
 		req:         pipeline.Request{Title: "Canal tolls", ProblemStatement: "Describe the tolls charged on the Panama canal."},
@@ -105,17 +106,29 @@ func TestDocumentNuggetsWeighedForTopic(t *testing.T) {
 	doc := pipeline.Candidate{NuggetID: DocumentNuggetPrefix + "1.1", Sentence: sentence, Citation: at}
 	facet := pipeline.Candidate{NuggetID: FacetNuggetPrefix + "1.1", Sentence: sentence, Citation: at}
 	fill := pipeline.Candidate{NuggetID: FillNuggetPrefix + "1", Sentence: sentence, Citation: at}
-	// One turn each, the same quality: the nugget's kind is all that differs.
 	turns := []pipeline.Nugget{{ID: doc.NuggetID, Rank: 1}, {ID: facet.NuggetID, Rank: 1}}
 	score := r.sentenceScore(context.Background(), pipeline.NewFacetMatcher(nil, words), turns, []pipeline.Candidate{doc, facet, fill})
 	features := r.choiceFeatures(context.Background(), pipeline.NewFacetMatcher(nil, words), turns, []pipeline.Candidate{doc, facet, fill})
-	if d, f := score(doc), choiceScore(doc, features(doc)); math.Abs(d-documentNuggetTopic*f) > 1e-12 {
-		t.Errorf("document nugget's score %v, want %v × %v", d, documentNuggetTopic, f)
-	}
-	for _, c := range []pipeline.Candidate{facet, fill} {
-		if got, want := score(c), choiceScore(c, features(c)); got != want {
-			t.Errorf("%s's score %v, want the model's %v", c.NuggetID, got, want)
+	kind := len(ChoiceFeatures) + slices.Index(TopicFeatures, "document_nugget")
+	for _, tc := range []struct {
+		c    pipeline.Candidate
+		want float64
+	}{{doc, 1}, {facet, 0}, {fill, 0}} {
+		x := features(tc.c)
+		if x[kind] != tc.want {
+			t.Errorf("%s: document_nugget %v, want %v", tc.c.NuggetID, x[kind], tc.want)
 		}
+		if got, want := score(tc.c), choiceScore(tc.c, x); got != want {
+			t.Errorf("%s's score %v, want the model's %v", tc.c.NuggetID, got, want)
+		}
+	}
+	// The same features but the kind: the document nugget's estimate is
+	// the lower.
+	x := features(doc)
+	other := append([]float64(nil), x...)
+	other[kind] = 0
+	if topicEstimate(x) >= topicEstimate(other) {
+		t.Errorf("a document nugget's on-topic estimate %.3f, not below %.3f for another kind", topicEstimate(x), topicEstimate(other))
 	}
 }
 
@@ -147,7 +160,7 @@ func TestChoiceScoreWeighsTopicAndLength(t *testing.T) {
 	// differ by the estimates' ratio.
 	onTopic := append([]float64(nil), x...)
 	onTopic[len(ChoiceFeatures)] = 1 // the title's terms all held
-	ratio := topicEstimate(onTopic[len(ChoiceFeatures):], 0) / topicEstimate(x[len(ChoiceFeatures):], 0)
+	ratio := topicEstimate(onTopic) / topicEstimate(x)
 	if ratio < 2 {
 		t.Fatalf("test set-up: on-topic estimates %.2f apart, want a wider gap", ratio)
 	}
@@ -156,9 +169,9 @@ func TestChoiceScoreWeighsTopicAndLength(t *testing.T) {
 	}
 }
 
-// TestTopicality: the topic estimate reads lifts from a ranking's best
-// passages against the collection, weighs the title's terms by their
-// lift among the title's passages, and raises the score of a sentence
+// TestTopicality: lifts are read from a ranking's best passages against
+// the collection; the topic estimate weighs the title's terms by their
+// lift among the title's passages and raises the estimate of a sentence
 // that names what the title is about.
 func TestTopicality(t *testing.T) {
 	ctx := context.Background()
@@ -189,8 +202,8 @@ func TestTopicality(t *testing.T) {
 	if _, ok := l["the"]; ok {
 		t.Errorf("a term no more frequent than in the collection has a lift: %v", l)
 	}
-	search := passageSearcher{hits: []pipeline.Hit{{Text: "relations with korea"}, {Text: "korea"}, {Text: "korea treaty"}}}
-	top, err := newTopicality(ctx, pipeline.Request{Title: "Relations with Korea"}, best, search, words, docFreq)
+	search := passageSearcher{hits: []pipeline.Hit{{Text: "relations with korea"}, {Text: "korea"}, {Text: "korea treaty"}, {Text: "the treaty with korea"}}}
+	top, err := newTopicality(ctx, pipeline.Request{Title: "Relations with Korea"}, search, words, docFreq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,18 +214,31 @@ func TestTopicality(t *testing.T) {
 		}
 		return m
 	}
-	naming, other := top.features(set("the envoy to korea")), top.features(set("the envoy to peru under the treaty"))
+	// x is a candidate's whole feature vector with these topic features,
+	// the cited passage at the given rank feature.
+	x := func(topic []float64, rank float64) []float64 {
+		v := make([]float64, len(ChoiceFeatures), len(ChoiceFeatures)+len(TopicFeatures))
+		v[0] = rank
+		return append(v, topic...)
+	}
+	fill := pipeline.Candidate{NuggetID: FillNuggetPrefix + "1"}
+	naming, other := top.features(fill, set("the envoy to korea")), top.features(fill, set("the envoy to peru"))
 	if !(naming[0] > 0.9 && other[0] < 0.1) {
 		t.Errorf("title share: %v for a sentence naming korea, %v for one that does not", naming, other)
 	}
-	if topicEstimate(naming, 0) <= topicEstimate(other, 0) {
-		t.Errorf("estimate %.3f for the sentence naming the topic, %.3f for the other", topicEstimate(naming, 0), topicEstimate(other, 0))
+	// korea is in all four of the title's passages against 1% of the
+	// collection: lift 100.
+	if math.Abs(naming[1]-math.Log(100)) > 1e-9 || other[1] != 0 {
+		t.Errorf("title lift: %v for a sentence naming korea (want ln 100), %v for one that does not", naming[1], other[1])
 	}
-	if topicEstimate(naming, 0) <= topicEstimate(naming, 1) {
+	if topicEstimate(x(naming, 0)) <= topicEstimate(x(other, 0)) {
+		t.Errorf("estimate %.3f for the sentence naming the topic, %.3f for the other", topicEstimate(x(naming, 0)), topicEstimate(x(other, 0)))
+	}
+	if topicEstimate(x(naming, 0)) <= topicEstimate(x(naming, 1)) {
 		t.Error("a worse-ranked passage should lower the estimate")
 	}
 	var none *topicality
-	if f := none.features(set("korea")); len(f) != len(TopicFeatures) || f[0] != 0 || f[1] != 0 {
+	if f := none.features(fill, set("korea")); len(f) != len(TopicFeatures) || f[0] != 0 || f[1] != 0 {
 		t.Errorf("features without a topic model = %v", f)
 	}
 }

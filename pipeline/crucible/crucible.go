@@ -956,7 +956,7 @@ func (r *run) rerankByPassages(ctx context.Context, q string, docs []pipeline.Re
 	}
 	r.noteNarrowSubject(res.Hits[:min(len(res.Hits), subjectPassages)])
 	if r.h.ChooseSentences {
-		if r.topic, err = newTopicality(ctx, r.req, best, r.e.Searcher, r.e.Terms, r.e.DocFreq); err != nil {
+		if r.topic, err = newTopicality(ctx, r.req, r.e.Searcher, r.e.Terms, r.e.DocFreq); err != nil {
 			return err
 		}
 	}

@@ -100,7 +100,11 @@ import (
 // v36 (session 51): the choice weighs a document nugget's candidate by
 // 0.86 (documentNuggetTopic): a reader finds such sentences less often
 // on topic than the lists say, against the facet nuggets' and the fill's.
-const Version = "crucible-pipeline-v36"
+// v37 (session 52): the choice's on-topic estimate is refitted on
+// candidates a reader judged (topicality: the title's lifts, the
+// subject's anchors, the facet's words, the passage's rank and the
+// nugget's kind); the document nuggets' 0.86 is one of its features.
+const Version = "crucible-pipeline-v37"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -40,6 +40,18 @@ Left one set out in turn, it replays the choice by the model's score with
 and without the estimate as a factor and prints the
 gold facts and the share of on-topic sentences of each; then the weights
 fitted on every set, for topicBias and topicWeights.
+
+With --judged FILE (testdata/eval/judged/candidates.jsonl: request_id,
+text and on_topic_judge, a reader's judgement of a candidate by meaning)
+it fits the topic estimate the engine uses since crucible-pipeline-v37
+instead: a logistic model of the reader's judgement over TOPIC_INPUTS
+(crucible's topicInputs), on the candidates of the sets given whose
+requests the file judges in full. Left one set out in turn, it prints
+the estimate's area under the ROC curve against the reader and replays
+the choice without the estimate and with it to each power of --powers
+(the engine multiplies by the estimate itself, power 1), printing the
+gold facts and the reader's on-topic share of the chosen sentences;
+then the weights fitted on every set.
 """
 import argparse
 import collections
@@ -59,6 +71,9 @@ LENGTH_POWER = 0.75
 # The topic estimate's features: crucible.TopicFeatures, then the passage
 # rank.
 TOPIC_FEATURES = ["title_share", "max_lift", "passage_rank"]
+# The features of the topic estimate fitted on a reader's judgements
+# (crucible's topicInputs), of crucible.ChoiceFeatures and TopicFeatures.
+TOPIC_INPUTS = ["passage_rank", "anchors", "facet_words", "title_share", "title_lift", "document_nugget"]
 
 
 def norm(s):
@@ -168,6 +183,10 @@ def main():
                     metavar=("NAME", "CHOICES", "REQUESTS", "NUGGETS"))
     ap.add_argument("--topics", nargs=2, action="append", default=[], metavar=("NAME", "TOPICS"),
                     help="a set's topic terms: also fit the topic estimate")
+    ap.add_argument("--judged", metavar="FILE",
+                    help="candidates a reader judged on topic or not: fit the topic estimate on them (crucible-pipeline-v37 on)")
+    ap.add_argument("--powers", default="1,2,3,4",
+                    help="with --judged, the powers of the estimate to replay the choice with (default 1,2,3,4)")
     ap.add_argument("--drop", action="append", default=[], metavar="FEATURE",
                     help="leave a feature out of the model (to measure what it adds); the weights printed then lack it")
     args = ap.parse_args()
@@ -200,6 +219,12 @@ def main():
     print("choiceWeights = []float64{" + ", ".join(f"{x:.4f}" for x in w) + "}  // " + ", ".join(names))
     if args.topics:
         fit_topics(sets, dict(args.topics), score, names)
+    if args.judged:
+        try:
+            powers = [float(p) for p in args.powers.split(",")]
+        except ValueError:
+            sys.exit(f"--powers: {args.powers!r} is not a list of numbers such as 1,2,3")
+        fit_judged(sets, read_jsonl(args.judged), score, names, powers)
 
 
 def fit_topics(sets, topics, score, names):
@@ -241,6 +266,71 @@ def fit_topics(sets, topics, score, names):
     tb, tw = fit(on_rows([c for _, rs, _ in sets for cs in rs.values() for c in cs]), TOPIC_FEATURES)
     print(f"fitted on every set: topicBias = {tb:.4f}")
     print("topicWeights = []float64{" + ", ".join(f"{x:.4f}" for x in tw) + "}  // " + ", ".join(TOPIC_FEATURES))
+
+
+def auc(rows, key):
+    """Area under the ROC curve of key against the rows' "on" labels
+    (ties counted half)."""
+    ranked = sorted(rows, key=key)
+    pos = sum(1 for c in ranked if c["on"])
+    neg = len(ranked) - pos
+    if not pos or not neg:
+        return float("nan")
+    rank_sum, i = 0.0, 0
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and key(ranked[j]) == key(ranked[i]):
+            j += 1
+        rank_sum += (i + j + 1) / 2 * sum(1 for c in ranked[i:j] if c["on"])
+        i = j
+    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
+
+
+def fit_judged(sets, judged, score, names, powers):
+    """Fit the topic estimate on a reader's judgements; replay the choice
+    with it to each power."""
+    label = {(j["request_id"], j["text"]): bool(j["on_topic_judge"]) for j in judged}
+    kept = []
+    for name, reqs, _ in sets:
+        full = {}
+        for rid, cs in reqs.items():
+            if not set(TOPIC_INPUTS) <= set(cs[0]["features"]):
+                sys.exit(f"request {rid}: no {TOPIC_INPUTS} features (a --choices file of an engine before crucible-pipeline-v37?)")
+            if all((rid, c["sentence"]) in label for c in cs):
+                for c in cs:
+                    c["on"] = label[(rid, c["sentence"])]
+                full[rid] = cs
+        if full:
+            kept.append((name, full))
+    if len(kept) < 2:
+        sys.exit("--judged: fewer than two of the sets have a request whose candidates are all judged")
+    rows = lambda ss: [dict(c, gold={"on"} if c["on"] else set()) for _, rs in ss for cs in rs.values() for c in cs]
+    everything = [c for _, rs in kept for cs in rs.values() for c in cs]
+    print(f"judged: {len(kept)} sets, {sum(len(rs) for _, rs in kept)} requests, {len(everything)} candidates, "
+          f"{sum(c['on'] for c in everything) / len(everything):.3f} on topic by the reader")
+    estimate = {}
+    for name, reqs in kept:
+        b, w = fit(rows([s for s in kept if s[0] != name]), TOPIC_INPUTS)
+        for cs in reqs.values():
+            for c in cs:
+                estimate[id(c)] = sigmoid(b + sum(wi * c["features"][k] for wi, k in zip(w, TOPIC_INPUTS)))
+    print(f"left one set out: area under the ROC curve {auc(everything, lambda c: estimate[id(c)]):.3f}")
+    fit_b, fit_w = fit([c for s in sets if s[0] in dict(kept) for cs in s[1].values() for c in cs], names)
+    fact = score(fit_b, fit_w)
+    for p in [None] + powers:
+        key = fact if p is None else (lambda c, p=p: fact(c) * estimate[id(c)] ** p)
+        facts = sents = ons = 0
+        for _, reqs in kept:
+            for cs in reqs.values():
+                out = chosen(cs, key)
+                facts += len(set().union(*[c["gold"] for c in out])) if out else 0
+                sents += len(out)
+                ons += sum(c["on"] for c in out)
+        label_p = "without the estimate" if p is None else f"estimate to the power {p:g}"
+        print(f"{label_p}: {facts} gold facts, {sents} sentences, {ons / sents:.3f} on topic by the reader")
+    b, w = fit(rows(kept), TOPIC_INPUTS, iters=2000)
+    print(f"fitted on every judged set: topicBias = {b:.4f}")
+    print("topicWeights = []float64{" + ", ".join(f"{x:.4f}" for x in w) + "}  // " + ", ".join(TOPIC_INPUTS))
 
 
 if __name__ == "__main__":

@@ -44,9 +44,8 @@ import fit_choice as fc  # noqa: E402
 # crucible's sameDocumentFactor and lengthPower.
 SAME_DOCUMENT = 0.8
 LENGTH_POWER = fc.LENGTH_POWER
-# crucible's topicBias and topicWeights (title_share, max_lift,
-# passage_rank).
-TOPIC_BIAS, TOPIC_WEIGHTS = -2.5488, [3.6477, 0.9602, -4.0149]
+# crucible's topicBias and topicWeights (over fit_choice.TOPIC_INPUTS).
+TOPIC_BIAS, TOPIC_WEIGHTS = -1.8113, [-7.2319, 0.1451, 0.6657, 2.3700, 0.2556, -0.3094]
 
 
 def load(names, choices_dir, eval_dir):
@@ -105,7 +104,7 @@ def evaluate(sets, key):
 
 def topic(c):
     f = c["features"]
-    z = TOPIC_BIAS + sum(w * f[k] for w, k in zip(TOPIC_WEIGHTS, ["title_share", "max_lift", "passage_rank"]))
+    z = TOPIC_BIAS + sum(w * f[k] for w, k in zip(TOPIC_WEIGHTS, fc.TOPIC_INPUTS))
     return 1 / (1 + math.exp(-z))
 
 
