@@ -640,6 +640,12 @@ var goldSets = []goldSet{
 	// and 0.854 on topic against 0.692; after v36 59, 0.625 and 0.863
 	// (testdata/eval/README.md).
 	{"sotu106 (held out)", "sotu106-requests.jsonl", "sotu106-nuggets.jsonl", "sotu106-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu107: written blind in session 51; run with offline-v78 /
+	// crucible-pipeline-v36, before v37, it gave the engine 42 facts
+	// against the lead baseline's 27, vital recall 0.451 against 0.347,
+	// and 0.819 on topic against 0.750; after v37 42, 0.438 and 0.857
+	// (testdata/eval/README.md).
+	{"sotu107 (held out)", "sotu107-requests.jsonl", "sotu107-nuggets.jsonl", "sotu107-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // TestOfflineQuality runs the offline engine and the lead baseline on the
