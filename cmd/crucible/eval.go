@@ -180,13 +180,18 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	nuggetsPath := fs.String("nuggets", "", "JSON Lines gold nuggets `file`: {\"request_id\",\"nugget_id\",\"question\",\"answers\":[...],\"importance\"} or claims with \"text\"")
 	reportsDir := fs.String("reports", "", "`folder or file` of reports: as crucible report writes them, or any system's run in the NeuCLIR 2024, RAGTIME 2025 or TREC RAG 2024/2025 format (JSON, or JSON Lines of many reports)")
 	topicsPath := fs.String("topics", "", "JSON Lines `file` of topic terms per request, {\"request_id\",\"terms\":[...]}: adds the share of on-topic sentences (docs/evaluation.md)")
+	var judgedPaths []string
+	fs.Func("judged", "JSON Lines `file` of sentences a reader judged on topic or not, {\"request_id\",\"text\",\"on_topic_judge\"} (testdata/eval/judged); may be repeated: adds the share of the judged report sentences on topic (docs/evaluation.md)", func(v string) error {
+		judgedPaths = append(judgedPaths, v)
+		return nil
+	})
 	judgeName := fs.String("judge", "", "judge: offline (answer matching, content-word overlap) or model (yes/no prompts to --judge-model-url, else to --model-url); default: model with --judge-model-url, else offline")
 	var jf judgeFlags
 	jf.register(fs, env)
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	details := fs.Bool("details", false, "also print, per request, which sentence covered which nugget and each citation's verdict")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR|FILE [--topics FILE] [--judge offline|model] [--judge-model-url URL --judge-model NAME] [--json]")
+		fmt.Fprintln(stderr, "usage: crucible eval reports --data DIR --requests FILE --nuggets FILE --reports DIR|FILE [--topics FILE] [--judged FILE ...] [--judge offline|model] [--judge-model-url URL --judge-model NAME] [--json]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -208,6 +213,12 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	var topics *judge.Topics
 	if *topicsPath != "" {
 		if topics, err = judge.ReadTopicsFile(*topicsPath); err != nil {
+			return err
+		}
+	}
+	var judged *judge.Judged
+	if len(judgedPaths) > 0 {
+		if judged, err = judge.ReadJudgedFiles(judgedPaths...); err != nil {
 			return err
 		}
 	}
@@ -256,7 +267,7 @@ func cmdEvalReports(ctx context.Context, args []string, env envFunc, stdout, std
 	default:
 		return fmt.Errorf("%w: unknown --judge %q (offline or model)", errUsage, *judgeName)
 	}
-	ev := &judge.Evaluator{Judge: j, Source: a.db, Topics: topics}
+	ev := &judge.Evaluator{Judge: j, Source: a.db, Topics: topics, Judged: judged}
 	res, err := ev.Evaluate(ctx, gold, reports, ids)
 	if err != nil {
 		return err

@@ -367,6 +367,61 @@ func TestEvalReportsTopics(t *testing.T) {
 	}
 }
 
+// TestEvalReportsJudged: --judged (repeatable) adds the share of the
+// judged report sentences a reader found on topic, says how many were
+// judged, marks each sentence in --json, and a malformed file stops the
+// evaluation naming its line.
+func TestEvalReportsJudged(t *testing.T) {
+	t.Parallel()
+	data, out, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	gold := writeTestFile(t, dir, "gold.jsonl", `{"request_id":"t-1","nugget_id":"g1","answers":["McKinley Act"]}`+"\n")
+	writeTestFile(t, out, "t-1.json", `{"request_id":"t-1","sentences":[
+		{"text":"Congress passed the McKinley Act in 1890.","citations":[]},
+		{"text":"The Navy built new ships.","citations":[]},
+		{"text":"Wool duties rose.","citations":[]}]}`)
+	a := writeTestFile(t, dir, "a.jsonl", `{"request_id":"t-1","text":"Congress passed the McKinley Act in 1890.","on_topic_judge":true}`+"\n")
+	b := writeTestFile(t, dir, "b.jsonl", `{"request_id":"t-1","text":"The Navy built new ships.","on_topic_judge":false}`+"\n")
+	args := []string{"eval", "reports", "--data", data, "--nuggets", gold, "--reports", out, "--judged", a, "--judged", b}
+	stdout, stderr, code := runCmd(t, args...)
+	if code != 0 || !strings.Contains(stdout, "judged on topic by a reader: 0.500 (1 of the 2 judged; 2 of 3 sentences judged)") {
+		t.Errorf("table: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCmd(t, append(args, "--json")...)
+	var res struct {
+		Requests []struct {
+			Sentences []struct {
+				JudgedOnTopic *bool `json:"judged_on_topic"`
+			} `json:"sentences"`
+		} `json:"requests"`
+		Judged struct {
+			Sentences int     `json:"sentences"`
+			Judged    int     `json:"judged"`
+			OnTopic   int     `json:"on_topic"`
+			Share     float64 `json:"share"`
+		} `json:"judged"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); code != 0 || err != nil || len(res.Requests) != 1 {
+		t.Fatalf("exit %d, %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	s := res.Requests[0].Sentences
+	if s[0].JudgedOnTopic == nil || !*s[0].JudgedOnTopic || s[1].JudgedOnTopic == nil || *s[1].JudgedOnTopic || s[2].JudgedOnTopic != nil {
+		t.Errorf("sentences: %s", stdout)
+	}
+	if res.Judged.Sentences != 3 || res.Judged.Judged != 2 || res.Judged.OnTopic != 1 || res.Judged.Share != 0.5 {
+		t.Errorf("judged %+v", res.Judged)
+	}
+	// Without --judged the output has no trace of the measure.
+	stdout, _, code = runCmd(t, args[:len(args)-4]...)
+	if code != 0 || strings.Contains(stdout, "judged on topic") {
+		t.Errorf("without --judged: exit %d\n%s", code, stdout)
+	}
+	bad := writeTestFile(t, dir, "bad.jsonl", `{"request_id":"t-1","text":"The Navy built new ships."}`+"\n")
+	_, stderr, code = runCmd(t, append(args[:len(args)-4:len(args)-4], "--judged", a, "--judged", bad)...)
+	if code != 1 || !strings.Contains(stderr, bad+`:1: request "t-1": missing on_topic_judge (true or false)`) {
+		t.Errorf("malformed judged file: exit %d, %s", code, stderr)
+	}
+}
+
 // Reports written in each TREC format, as a folder of files or as one run
 // file, score exactly as Crucible's own JSON does.
 func TestReportFormatsEvaluateAlike(t *testing.T) {

@@ -47,6 +47,9 @@ type Evaluator struct {
 	// to every report of a request with topic terms. It does not involve
 	// the judge.
 	Topics *Topics
+	// Judged, when set, adds the share of the reports' sentences a reader
+	// judged on topic, among those it judged (Results.Judged).
+	Judged *Judged
 }
 
 // Metrics are the report metrics of DESIGN §7. Every ratio is 0 when its
@@ -160,6 +163,9 @@ type SentenceResult struct {
 	// are not measured for the request.
 	OnTopic   *bool  `json:"on_topic,omitempty"`
 	TopicTerm string `json:"topic_term,omitempty"`
+	// JudgedOnTopic is a reader's judgement of the sentence (see Judged);
+	// nil, and left out of the JSON, when none was given for it.
+	JudgedOnTopic *bool `json:"judged_on_topic,omitempty"`
 }
 
 // CitationResult is the verdict on one citation of a sentence.
@@ -222,6 +228,9 @@ type Results struct {
 	// Topics says how on-topic sentences were averaged; nil (and left out
 	// of the JSON) when the evaluator has no topics.
 	Topics *TopicSummary `json:"topics,omitempty"`
+	// Judged accounts for the sentences a reader judged; nil (and left
+	// out of the JSON) when the evaluator has no judged sentences.
+	Judged *JudgedSummary `json:"judged,omitempty"`
 }
 
 // TopicSummary accounts for the on-topic sentences measure over a set of
@@ -283,6 +292,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 	if e.Topics != nil {
 		res.Topics = &TopicSummary{NoTopics: []string{}, Unused: []string{}}
 	}
+	if e.Judged != nil {
+		res.Judged = &JudgedSummary{}
+	}
 	for _, id := range RequestIDs(gold) {
 		if asked != nil && !asked[id] {
 			res.NotRequested = append(res.NotRequested, id)
@@ -299,6 +311,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, gold []Nugget, reports map[str
 			rr = missingResult(id, e.Judge.Name(), byReq[id])
 			e.Topics.Mark(&rr)
 			res.Missing = append(res.Missing, id)
+		}
+		if e.Judged != nil {
+			e.Judged.Mark(&rr, res.Judged)
 		}
 		res.Requests = append(res.Requests, rr)
 		res.Totals.add(rr.Counts)

@@ -28,7 +28,9 @@ func (m Metrics) row() []float64 {
 // When on-topic sentences were measured (r.Topics is set) a last column,
 // "on-topic", gives them, "-" for a request without topic terms (and for
 // the mean when no request has any), and lines list the requests without
-// topic terms and the unused ones.
+// topic terms and the unused ones. When a reader's judgements were given
+// (r.Judged is set) a last line gives the share of the judged sentences
+// on topic and how many were judged.
 func WriteTable(w io.Writer, r Results) error {
 	bw := bufio.NewWriter(w)
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
@@ -82,10 +84,26 @@ func WriteTable(w io.Writer, r Results) error {
 			fmt.Fprintf(bw, "topic terms of requests not scored (ignored): %s\n", strings.Join(tp.Unused, ", "))
 		}
 	}
+	if jd := r.Judged; jd != nil {
+		fmt.Fprintln(bw, judgedSummaryLine(jd))
+	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write evaluation table: %w", err)
 	}
 	return nil
+}
+
+// judgedSummaryLine is the table's line on the judged on-topic measure.
+func judgedSummaryLine(jd *JudgedSummary) string {
+	if jd.Share == nil {
+		return fmt.Sprintf("judged on topic by a reader: none of the %d sentences was judged", jd.Sentences)
+	}
+	line := fmt.Sprintf("judged on topic by a reader: %.3f (%d of the %d judged; %d of %d sentences judged)",
+		*jd.Share, jd.OnTopic, jd.Judged, jd.Judged, jd.Sentences)
+	if jd.Disputed > 0 {
+		line += fmt.Sprintf("; %d judged both ways, counted off topic", jd.Disputed)
+	}
+	return line
 }
 
 // topicCell is the on-topic cell of a table row, with its leading tab;
@@ -185,6 +203,13 @@ func WriteReport(w io.Writer, rr ReportResult) error {
 			fmt.Fprintf(bw, "   on topic: %q\n", s.TopicTerm)
 		default:
 			bw.WriteString("   off topic\n")
+		}
+		switch {
+		case s.JudgedOnTopic == nil:
+		case *s.JudgedOnTopic:
+			bw.WriteString("   judged on topic by a reader\n")
+		default:
+			bw.WriteString("   judged off topic by a reader\n")
 		}
 		for _, cit := range s.Citations {
 			verdict := "unsupported"
