@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -648,6 +650,14 @@ var goldSets = []goldSet{
 	{"sotu107 (held out)", "sotu107-requests.jsonl", "sotu107-nuggets.jsonl", "sotu107-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
+// judgedShare is a set's judged on-topic share for the quality log.
+func judgedShare(j *judge.JudgedSummary) string {
+	if j.Share == nil {
+		return fmt.Sprintf("none of %d sentences judged", j.Sentences)
+	}
+	return fmt.Sprintf("%.3f (%d of %d sentences judged)", *j.Share, j.Judged, j.Sentences)
+}
+
 // TestOfflineQuality runs the offline engine and the lead baseline on the
 // gold sets over the demo corpus (goldSets); checks that every sentence of every
 // report cites one passage span that holds what it quotes or reports, is
@@ -666,6 +676,16 @@ func TestOfflineQuality(t *testing.T) {
 	skipUnderRace(t)
 	ctx := context.Background()
 	a, eng := demoOfflineApp(t)
+	// The sentences a reader judged (testdata/eval/judged): logged beside
+	// the topic terms' share where they judge a set's reports.
+	judgedFiles, err := filepath.Glob("../../testdata/eval/judged/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged, err := judge.ReadJudgedFiles(judgedFiles...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, set := range goldSets {
 		reqs := readJSONL[requestLine](t, "../../testdata/eval/"+set.requests)
 		gold, err := judge.ReadNuggetsFile("../../testdata/eval/" + set.nuggets)
@@ -710,7 +730,7 @@ func TestOfflineQuality(t *testing.T) {
 			offline[req.ID] = export.NeuCLIR(rep, nil)
 			lead[req.ID] = export.NeuCLIR(base, nil)
 		}
-		ev := judge.Evaluator{Judge: judge.Offline{}, Source: a.db, Topics: topics}
+		ev := judge.Evaluator{Judge: judge.Offline{}, Source: a.db, Topics: topics, Judged: judged}
 		o, err := ev.Evaluate(ctx, gold, offline, ids)
 		if err != nil {
 			t.Fatal(err)
@@ -723,6 +743,10 @@ func TestOfflineQuality(t *testing.T) {
 		t.Logf("%s, %d requests: offline engine recall %.3f (%d/%d), vital %.3f, on-topic %.3f, density %.3f, %d sentences; lead baseline %.3f (%d/%d), vital %.3f, on-topic %.3f, density %.3f, %d sentences",
 			set.name, len(ids), o.Mean.NuggetRecall, o.Totals.Covered, o.Totals.Nuggets, o.Mean.VitalRecall, on, o.Mean.NuggetDensity, o.Totals.Sentences,
 			b.Mean.NuggetRecall, b.Totals.Covered, b.Totals.Nuggets, b.Mean.VitalRecall, bn, b.Mean.NuggetDensity, b.Totals.Sentences)
+		if o.Judged.Judged > 0 || b.Judged.Judged > 0 {
+			t.Logf("%s: judged on topic by a reader (testdata/eval/judged): offline engine %s, lead baseline %s",
+				set.name, judgedShare(o.Judged), judgedShare(b.Judged))
+		}
 		t.Logf("%s: where the engine's gold facts go: a supporting address in the top 20 retrieved %d, in a drawn nugget %d, in a kept nugget %d, in a candidate sentence %d",
 			set.name, funnel.retrieved, funnel.drawn, funnel.kept, funnel.candidate)
 		if len(empty) > 0 {
