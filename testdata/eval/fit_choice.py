@@ -31,15 +31,16 @@ each finds. Then it fits on every set and prints the weights in the order
 of crucible.ChoiceFeatures, for choiceBias and choiceWeights.
 
 With --topics NAME FILE for every set (its hand-written topic terms,
-testdata/eval/sotuN-topics.jsonl), it also fits the topic estimate
-(pipeline/crucible/topicality.go): a logistic model of whether a
-candidate holds one of its request's topic terms (the rule of `crucible
-eval reports --topics`: lower case, on word boundaries, a trailing *
-matching any ending), over crucible.TopicFeatures and the passage rank.
-Left one set out in turn, it replays the choice by the model's score with
-and without the estimate as a factor and prints the
-gold facts and the share of on-topic sentences of each; then the weights
-fitted on every set, for topicBias and topicWeights.
+testdata/eval/sotuN-topics.jsonl), it also fits the topic estimate's
+inputs (TOPIC_INPUTS) to the topic lists, as the estimate was fitted
+until crucible-pipeline-v36 (over other features): a logistic model of
+whether a candidate holds one of its request's topic terms (the rule of
+`crucible eval reports --topics`: lower case, on word boundaries, a
+trailing * matching any ending). Left one set out in turn, it replays the
+choice by the model's score with and without the estimate as a factor
+and prints the gold facts and the share of on-topic sentences of each;
+then the weights fitted on every set. Since v37 the engine's weights come
+from --judged instead; this mode compares the two labels.
 
 With --judged FILE (testdata/eval/judged/candidates.jsonl: request_id,
 text and on_topic_judge, a reader's judgement of a candidate by meaning)
@@ -68,9 +69,6 @@ FEATURES = ["passage_rank", "shared", "problem_words", "turn", "quality",
 # The power of a candidate's length its score is divided by
 # (crucible.lengthPower).
 LENGTH_POWER = 0.75
-# The topic estimate's features: crucible.TopicFeatures, then the passage
-# rank.
-TOPIC_FEATURES = ["title_share", "max_lift", "passage_rank"]
 # The features of the topic estimate fitted on a reader's judgements
 # (crucible's topicInputs), of crucible.ChoiceFeatures and TopicFeatures.
 TOPIC_INPUTS = ["passage_rank", "anchors", "facet_words", "title_share", "title_lift", "document_nugget"]
@@ -236,17 +234,17 @@ def fit_topics(sets, topics, score, names):
         on = topic_matcher(topics[name])
         for rid, cs in reqs.items():
             for c in cs:
-                if not set(TOPIC_FEATURES) <= set(c["features"]):
-                    sys.exit(f"request {rid}: no {TOPIC_FEATURES} features (a --choices file of an older engine?)")
+                if not set(TOPIC_INPUTS) <= set(c["features"]):
+                    sys.exit(f"request {rid}: no {TOPIC_INPUTS} features (a --choices file of an engine before crucible-pipeline-v37?)")
                 c["on"] = on(rid, c["sentence"])
     on_rows = lambda rows: [dict(c, gold={"on"} if c["on"] else set()) for c in rows]
     totals = collections.Counter()
     for name, reqs, _ in sets:
         train = [c for other, rs, _ in sets if other != name for cs in rs.values() for c in cs]
         b, w = fit(train, names)
-        tb, tw = fit(on_rows(train), TOPIC_FEATURES)
+        tb, tw = fit(on_rows(train), TOPIC_INPUTS)
         fact = score(b, w)
-        est = lambda c: sigmoid(tb + sum(wi * c["features"][k] for wi, k in zip(tw, TOPIC_FEATURES)))
+        est = lambda c: sigmoid(tb + sum(wi * c["features"][k] for wi, k in zip(tw, TOPIC_INPUTS)))
         line = [name + ":"]
         for label, key in (("without", fact), ("with", lambda c: fact(c) * est(c))):
             facts = sents = ons = 0
@@ -263,9 +261,9 @@ def fit_topics(sets, topics, score, names):
     n = len(sets)
     print(f"all: without the estimate {totals['without facts']} facts, mean on-topic share {totals['without share'] / n:.3f}; "
           f"with it {totals['with facts']} facts, {totals['with share'] / n:.3f}")
-    tb, tw = fit(on_rows([c for _, rs, _ in sets for cs in rs.values() for c in cs]), TOPIC_FEATURES)
+    tb, tw = fit(on_rows([c for _, rs, _ in sets for cs in rs.values() for c in cs]), TOPIC_INPUTS)
     print(f"fitted on every set: topicBias = {tb:.4f}")
-    print("topicWeights = []float64{" + ", ".join(f"{x:.4f}" for x in tw) + "}  // " + ", ".join(TOPIC_FEATURES))
+    print("topicWeights = []float64{" + ", ".join(f"{x:.4f}" for x in tw) + "}  // " + ", ".join(TOPIC_INPUTS))
 
 
 def auc(rows, key):
