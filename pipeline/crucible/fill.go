@@ -353,7 +353,9 @@ func repeatsCitation(sentences []pipeline.Sentence, c pipeline.Citation) bool {
 // speaker said in its year on the facet of the request the sentence
 // speaks of (not one that names another speaker), answered by the
 // sentence itself. "What did William J Clinton
-// say in 1998 on “Tobacco companies”?"
+// say in 1998 on “Tobacco companies”?". A heading that asks something or
+// holds a pronoun with nothing in it to stand for ("Measures they took")
+// gives way to the request's title, so that the question reads alone.
 func (r *run) claimNugget(ctx context.Context, d pipeline.Document, sentence string) (prompts.QA, error) {
 	topic := titleTopic(r.req.Title)
 	author, hasAuthor := pipeline.DocumentAuthor(d.Metadata)
@@ -362,7 +364,7 @@ func (r *run) claimNugget(ctx context.Context, d pipeline.Document, sentence str
 		if err != nil {
 			return prompts.QA{}, err
 		}
-		if h := m.Assign(sentence, author); h != "" && h != pipeline.OtherFacet && !asksSomething(h) {
+		if h := m.Assign(sentence, author); h != "" && h != pipeline.OtherFacet && !asksSomething(h) && pipeline.DanglingPronoun(h) == "" {
 			topic = h
 		}
 	}

@@ -240,6 +240,30 @@ func TestClaimNuggetTitleWithAQuestion(t *testing.T) {
 	}
 }
 
+// TestClaimNuggetDanglingHeading: a facet heading whose pronoun has
+// nothing in it to stand for ("Terms they obtained") gives way to the
+// request's title, so that the claim nugget's question reads alone; a
+// heading whose pronoun has its noun ("Treaty and its ratification")
+// stays.
+func TestClaimNuggetDanglingHeading(t *testing.T) {
+	d := pipeline.Document{ID: "d", Title: "Annual Message", Metadata: map[string]string{"author": "James Madison", "date": "1815-02-20"}}
+	for heading, want := range map[string]string{
+		"Terms they obtained":            "What did James Madison say in 1815 on “The Treaty of Ghent”?",
+		"Treaty and its ratification":    "What did James Madison say in 1815 on “Treaty and its ratification”?",
+		"Ratification he asked Congress": "What did James Madison say in 1815 on “The Treaty of Ghent”?",
+	} {
+		r := &run{e: &Engine{Terms: words}, req: signedRequest,
+			facetList: []pipeline.Facet{{Heading: heading, Description: strings.ToLower(heading)}, {Heading: "Other things", Description: "other things"}}}
+		qa, err := r.claimNugget(context.Background(), d, "The terms obtained and the ratification of the treaty were welcome.")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if qa.Question != want {
+			t.Errorf("heading %q: claim nugget %q, want %q", heading, qa.Question, want)
+		}
+	}
+}
+
 // TestFillSentencesWithinTheRerankersDocuments: with a reranker, the fill
 // tries only sentences of the documents ideation draws on.
 func TestFillSentencesWithinTheRerankersDocuments(t *testing.T) {

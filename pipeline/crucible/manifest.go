@@ -104,7 +104,10 @@ import (
 // candidates a reader judged (topicality: the title's lifts, the
 // subject's anchors, the facet's words, the passage's rank and the
 // nugget's kind); the document nuggets' 0.86 is one of its features.
-const Version = "crucible-pipeline-v37"
+// v38 (session 53): a claim nugget's question is about the request's
+// title, not a facet heading holding a pronoun with nothing in it to
+// stand for ("What did Obama say in 2015 on “Measures they took”?").
+const Version = "crucible-pipeline-v38"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then

@@ -988,7 +988,8 @@ const topicMarker = " regarding "
 // matches best (see facets), or of its first facet, with an article where
 // it needs one ("Surplus that drove the debate" → "the surplus that drove
 // the debate"; "How and when Louisiana was acquired" and "Whether the
-// United States joined" stay, lower-cased).
+// United States joined" stay, lower-cased); "" when that heading holds a
+// pronoun with nothing in it to stand for (pipeline.DanglingPronoun).
 func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string) string {
 	if m == nil || len(facets) == 0 {
 		return ""
@@ -998,6 +999,11 @@ func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string)
 		h = facets[0].Heading
 	}
 	h = strings.TrimRight(strings.TrimSpace(h), ".?!")
+	if pipeline.DanglingPronoun(h) != "" {
+		// "the amounts he asked for": a question naming it could not be
+		// read without its sentence.
+		return ""
+	}
 	first := reWord.FindString(h)
 	w := strings.ToLower(first)
 	switch {

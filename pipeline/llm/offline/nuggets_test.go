@@ -256,6 +256,26 @@ func TestTopicOf(t *testing.T) {
 	}
 }
 
+// A heading whose pronoun has nothing in it to stand for is no topic: a
+// question asked "regarding the treaty made with it" could not be read
+// without its sentence.
+func TestTopicOfDanglingHeading(t *testing.T) {
+	facets := []pipeline.Facet{
+		{Heading: "Treaty made with it", Description: "the treaty made with it"},
+		{Heading: "Commercial treaties and their renewal", Description: "the commercial treaties and their renewal"},
+	}
+	m := pipeline.NewFacetMatcher(facets, testAnalyzer{}.Terms)
+	if got := topicOf(m, facets, "The treaty made with Korea was signed."); got != "" {
+		t.Errorf("topicOf = %q, want none for a dangling heading", got)
+	}
+	if got := topicOf(m, facets, "The commercial treaties were renewed for ten years."); got != "the commercial treaties and their renewal" {
+		t.Errorf("topicOf = %q, want the heading whose pronoun has its noun", got)
+	}
+	if q := topicQuestion(fact{kind: factName, head: "treaty"}, ""); q != "" {
+		t.Errorf("topicQuestion without a topic = %q, want none", q)
+	}
+}
+
 // A plural kind of name is asked with "are".
 func TestMentionQuestionAgreement(t *testing.T) {
 	for _, tc := range []struct{ head, want string }{
