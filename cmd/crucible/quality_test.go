@@ -648,6 +648,12 @@ var goldSets = []goldSet{
 	// and 0.819 on topic against 0.750; after v37 42, 0.438 and 0.857
 	// (testdata/eval/README.md).
 	{"sotu107 (held out)", "sotu107-requests.jsonl", "sotu107-nuggets.jsonl", "sotu107-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu108: written blind in session 52; run with offline-v78 /
+	// crucible-pipeline-v37, before v38, it gave the engine 42 facts
+	// against the lead baseline's 19, vital recall 0.444 against 0.215,
+	// and 0.843 on topic against 0.517; after v38 41, 0.444 and 0.841
+	// (testdata/eval/README.md).
+	{"sotu108 (held out)", "sotu108-requests.jsonl", "sotu108-nuggets.jsonl", "sotu108-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // judgedShare is a set's judged on-topic share for the quality log.
