@@ -272,7 +272,7 @@ func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nug
 	if err != nil {
 		return nil, nil, err
 	}
-	claim, err := r.claimNugget(ctx, d, s.text)
+	claim, shown, err := r.claimNugget(ctx, d, s.text)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -314,6 +314,9 @@ func (r *run) fillOne(ctx context.Context, i int, s fillSentence) (*pipeline.Nug
 			n, c = cn, cc
 		}
 	}
+	if n.Question == claim.Question {
+		n.Question = shown.Question // the claim as it reads alone
+	}
 	if c == nil {
 		return n, nil, nil
 	}
@@ -353,33 +356,73 @@ func repeatsCitation(sentences []pipeline.Sentence, c pipeline.Citation) bool {
 // speaker said in its year on the facet of the request the sentence
 // speaks of (not one that names another speaker), answered by the
 // sentence itself. "What did William J Clinton
-// say in 1998 on “Tobacco companies”?". A heading that asks something or
-// holds a pronoun with nothing in it to stand for ("Measures they took")
-// gives way to the request's title, so that the question reads alone.
-func (r *run) claimNugget(ctx context.Context, d pipeline.Document, sentence string) (prompts.QA, error) {
-	topic := titleTopic(r.req.Title)
+// say in 1998 on “Tobacco companies”?". The facet is quoted by its
+// description, which its heading shortens ("The city in which one of the
+// three loans of 1792 was made", headed "City"), when that reads alone
+// (readsAsClaimTopic), else by its heading; a heading that asks
+// something or holds a pronoun with nothing in it to stand for
+// ("Measures they took") gives way to the request's title, so that the
+// question reads alone.
+//
+// The sentence is extracted for the question asked on the heading as it
+// stands (asked); the nugget then shows the question that reads alone
+// (shown). Extracting for the shown question changed which sentence the
+// passage gave, and left one request's report empty (sotu68-08).
+func (r *run) claimNugget(ctx context.Context, d pipeline.Document, sentence string) (asked, shown prompts.QA, err error) {
+	title := titleTopic(r.req.Title)
+	askedTopic, shownTopic := title, title
 	author, hasAuthor := pipeline.DocumentAuthor(d.Metadata)
 	if len(r.facetList) > 0 {
 		m, err := r.facetMatcher(ctx, r.facetList)
 		if err != nil {
-			return prompts.QA{}, err
+			return prompts.QA{}, prompts.QA{}, err
 		}
-		if h := m.Assign(sentence, author); h != "" && h != pipeline.OtherFacet && !asksSomething(h) && pipeline.DanglingPronoun(h) == "" {
-			topic = h
+		if h := m.Assign(sentence, author); h != "" && h != pipeline.OtherFacet && !asksSomething(h) {
+			askedTopic = h
+			switch d := r.facetDescription(h); {
+			case readsAsClaimTopic(d):
+				shownTopic = d
+			case pipeline.DanglingPronoun(h) == "":
+				shownTopic = h
+			}
 		}
 	}
-	topic = strings.TrimRight(strings.TrimSpace(topic), ".?!")
 	year, dated := pipeline.DocumentYear(d.Metadata)
-	var q string
-	switch {
-	case hasAuthor && dated:
-		q = fmt.Sprintf("What did %s say in %d on “%s”?", author, year, topic)
-	case hasAuthor:
-		q = fmt.Sprintf("What did %s say on “%s”?", author, topic)
-	default:
-		q = fmt.Sprintf("What does “%s” say on “%s”?", d.Title, topic)
+	question := func(topic string) string {
+		topic = strings.TrimRight(strings.TrimSpace(topic), ".?!")
+		switch {
+		case hasAuthor && dated:
+			return fmt.Sprintf("What did %s say in %d on “%s”?", author, year, topic)
+		case hasAuthor:
+			return fmt.Sprintf("What did %s say on “%s”?", author, topic)
+		}
+		return fmt.Sprintf("What does “%s” say on “%s”?", d.Title, topic)
 	}
-	return prompts.QA{Question: q, Answer: strings.Join(strings.Fields(sentence), " ")}, nil
+	answer := strings.Join(strings.Fields(sentence), " ")
+	return prompts.QA{Question: question(askedTopic), Answer: answer}, prompts.QA{Question: question(shownTopic), Answer: answer}, nil
+}
+
+// claimTopicMaxWords bounds the words of a facet's description a claim
+// nugget's question quotes in place of its heading.
+const claimTopicMaxWords = 16
+
+// facetDescription is the description of the run's facet with heading h,
+// "" when none has it.
+func (r *run) facetDescription(h string) string {
+	for _, f := range r.facetList {
+		if f.Heading == h {
+			return strings.Join(strings.Fields(f.Description), " ")
+		}
+	}
+	return ""
+}
+
+// readsAsClaimTopic reports whether a facet's description can stand as a
+// claim nugget's topic: at most claimTopicMaxWords words, asking nothing,
+// and no pronoun with nothing in it to stand for.
+func readsAsClaimTopic(d string) bool {
+	n := len(strings.Fields(d))
+	return n > 0 && n <= claimTopicMaxWords && !asksSomething(d) && pipeline.DanglingPronoun(d) == ""
 }
 
 // rewordProblems replaces old in the run's problems with new: the fill

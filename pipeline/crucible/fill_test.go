@@ -202,7 +202,7 @@ func TestFillReportClaimNugget(t *testing.T) {
 func TestClaimNuggetNamesSpeakerAndYear(t *testing.T) {
 	r := &run{e: &Engine{Terms: words}, req: signedRequest}
 	d := pipeline.Document{ID: "d", Title: "Annual Message", Metadata: map[string]string{"author": "James Madison", "date": "1815-02-20"}}
-	qa, err := r.claimNugget(context.Background(), d, "  The war  is over. ")
+	_, qa, err := r.claimNugget(context.Background(), d, "  The war  is over. ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestClaimNuggetNamesSpeakerAndYear(t *testing.T) {
 		t.Errorf("claim nugget %q — %q", qa.Question, qa.Answer)
 	}
 	d.Metadata = nil
-	if qa, _ := r.claimNugget(context.Background(), d, "x"); qa.Question != "What does “Annual Message” say on “The Treaty of Ghent”?" {
+	if _, qa, _ := r.claimNugget(context.Background(), d, "x"); qa.Question != "What does “Annual Message” say on “The Treaty of Ghent”?" {
 		t.Errorf("undated, unattributed: %q", qa.Question)
 	}
 }
@@ -222,7 +222,7 @@ func TestClaimNuggetTitleWithAQuestion(t *testing.T) {
 	req.Title = "What did the Labor Department do? The Bureau and Department of Labor in the messages, 1904-1967"
 	r := &run{e: &Engine{Terms: words}, req: req}
 	d := pipeline.Document{ID: "d", Title: "Annual Message", Metadata: map[string]string{"author": "Theodore Roosevelt", "date": "1904-12-06"}}
-	qa, err := r.claimNugget(context.Background(), d, "The Bureau of Labor reported on the strike.")
+	_, qa, err := r.claimNugget(context.Background(), d, "The Bureau of Labor reported on the strike.")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,26 +240,29 @@ func TestClaimNuggetTitleWithAQuestion(t *testing.T) {
 	}
 }
 
-// TestClaimNuggetDanglingHeading: a facet heading whose pronoun has
-// nothing in it to stand for ("Terms they obtained") gives way to the
-// request's title, so that the claim nugget's question reads alone; a
-// heading whose pronoun has its noun ("Treaty and its ratification")
-// stays.
-func TestClaimNuggetDanglingHeading(t *testing.T) {
+// TestClaimNuggetTopic: a claim nugget quotes its facet by the
+// description its heading shortens when that reads alone, else by the
+// heading; a heading whose pronoun has nothing in it to stand for
+// ("Terms they obtained") gives way to the request's title, so that the
+// question reads alone.
+func TestClaimNuggetTopic(t *testing.T) {
 	d := pipeline.Document{ID: "d", Title: "Annual Message", Metadata: map[string]string{"author": "James Madison", "date": "1815-02-20"}}
-	for heading, want := range map[string]string{
-		"Terms they obtained":            "What did James Madison say in 1815 on “The Treaty of Ghent”?",
-		"Treaty and its ratification":    "What did James Madison say in 1815 on “Treaty and its ratification”?",
-		"Ratification he asked Congress": "What did James Madison say in 1815 on “The Treaty of Ghent”?",
+	long := "The terms of the treaty and the ratification by the Senate and the Prince Regent in London, with the exchange of the ratifications at Washington"
+	for _, tc := range []struct{ heading, description, want string }{
+		{"Terms", "The terms obtained and the ratification of the treaty", "“The terms obtained and the ratification of the treaty”"},
+		{"Terms and their ratification", "The terms and their ratification he obtained", "“Terms and their ratification”"}, // the description's "he" points nowhere
+		{"Terms and the ratification", long, "“Terms and the ratification”"},                                               // the description is too long
+		{"Terms they obtained", "The terms they obtained", "“The Treaty of Ghent”"},                                        // both lean on "they": the title
+		{"Ratification he asked Congress", "", "“The Treaty of Ghent”"},
 	} {
 		r := &run{e: &Engine{Terms: words}, req: signedRequest,
-			facetList: []pipeline.Facet{{Heading: heading, Description: strings.ToLower(heading)}, {Heading: "Other things", Description: "other things"}}}
-		qa, err := r.claimNugget(context.Background(), d, "The terms obtained and the ratification of the treaty were welcome.")
+			facetList: []pipeline.Facet{{Heading: tc.heading, Description: tc.description}, {Heading: "Other things", Description: "Other things"}}}
+		_, qa, err := r.claimNugget(context.Background(), d, "The terms obtained and the ratification of the treaty were welcome.")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if qa.Question != want {
-			t.Errorf("heading %q: claim nugget %q, want %q", heading, qa.Question, want)
+		if want := "What did James Madison say in 1815 on " + tc.want + "?"; qa.Question != want {
+			t.Errorf("heading %q: claim nugget %q, want %q", tc.heading, qa.Question, want)
 		}
 	}
 }

@@ -107,7 +107,11 @@ import (
 // v38 (session 53): a claim nugget's question is about the request's
 // title, not a facet heading holding a pronoun with nothing in it to
 // stand for ("What did Obama say in 2015 on “Measures they took”?").
-const Version = "crucible-pipeline-v38"
+// v39 was a leave-aside experiment, measured and not kept (docs/pipeline.md).
+// v40 (session 53): a claim nugget's question quotes its facet by the
+// description its heading shortens ("The city in which one of the three
+// loans of 1792 was made", not "City") when that reads alone.
+const Version = "crucible-pipeline-v40"
 
 // ManifestObserver is an optional Observer extension that receives the
 // run's manifest when the run starts, before any stage: the job then
