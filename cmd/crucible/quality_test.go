@@ -654,6 +654,11 @@ var goldSets = []goldSet{
 	// and 0.843 on topic against 0.517; after v38 41, 0.444 and 0.841
 	// (testdata/eval/README.md).
 	{"sotu108 (held out)", "sotu108-requests.jsonl", "sotu108-nuggets.jsonl", "sotu108-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu109: written blind in session 53; run with offline-v79 /
+	// crucible-pipeline-v38, it gave the engine 50 facts against the lead
+	// baseline's 41, vital recall 0.569 against 0.424, and 0.910 on topic
+	// against 0.705; the same with v40 (testdata/eval/README.md).
+	{"sotu109 (held out)", "sotu109-requests.jsonl", "sotu109-nuggets.jsonl", "sotu109-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // judgedShare is a set's judged on-topic share for the quality log.
