@@ -833,14 +833,30 @@ func finishQuestion(q string, wt *wordTerms) string {
 // the sentence's keyphrase; "" when the sentence has no other content
 // word.
 func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string, cases caseUse) string {
+	// The request's own subject is no vague reference: "the tariff" of a
+	// report on a tariff.
+	known := func(w string) bool {
+		for _, t := range wt.of(trimPossessive(w)) {
+			if prof.isCore(t) {
+				return true
+			}
+		}
+		return false
+	}
 	kp := keyphrase(s, toks, f, prof, wt)
-	if kp == "" || !nounPhrase(kp, wt) {
+	// A sentence whose best phrase is vague is not asked about a lone
+	// word in its place ("How many years are given for History?").
+	vagueBest := kp != "" && nounPhrase(kp, wt) && vaguePhrase(kp, known)
+	named := func(p string) bool {
+		return p != "" && nounPhrase(p, wt) && !vaguePhrase(p, known) && (!vagueBest || len(strings.Fields(p)) >= 2)
+	}
+	if !named(kp) {
 		// The sentence's subject, when it is a plain noun phrase apart
 		// from the fact: "the public debt" of "The public debt was
 		// reduced by $9,000,000 in ...".
-		if kp = subjectPhrase(s, toks, f); kp == "" || !nounPhrase(kp, wt) {
-			if kp = factHeadPhrase(s, toks, f); kp == "" || !nounPhrase(kp, wt) {
-				return topicQuestion(f, topic)
+		if kp = subjectPhrase(s, toks, f); !named(kp) {
+			if kp = factHeadPhrase(s, toks, f); !named(kp) {
+				return topicQuestion(f, topic, known)
 			}
 		}
 	}
@@ -864,6 +880,9 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 	case factPercent:
 		q = "What percentage is given for %s?"
 	case factQuantity:
+		if countsTimes(f.noun) {
+			return "" // "How many times are given for tenement houses?"
+		}
 		if countable(f.noun) {
 			return cases.fix(fmt.Sprintf("How many %s are given for %s?", f.noun, kp))
 		}
@@ -872,7 +891,7 @@ func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, 
 		// A name with no clause to ask it in is asked about the part of
 		// the request its sentence serves (a phrase of the sentence may
 		// hold a verb no suffix shows: "the Philippines hold").
-		return topicQuestion(f, topic)
+		return topicQuestion(f, topic, known)
 	}
 	// The phrase's words take the case the summary gives them inside a
 	// sentence ("for fortification works", not "for Fortification works").
@@ -931,7 +950,29 @@ func countable(noun string) bool {
 		return false
 	}
 	last := strings.ToLower(ws[len(ws)-1])
+	if spelledNumber(ws[0]) {
+		return false // "forty-one projects": the count's own words
+	}
 	return pluralNoun(last) || irregularPlurals[last]
+}
+
+// spelledNumber reports whether a word is a number written out in words,
+// hyphens joining its parts ("forty-one", "twelve").
+func spelledNumber(w string) bool {
+	for _, p := range strings.Split(strings.ToLower(w), "-") {
+		if !smallNumbers[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// countsTimes reports whether a quantity counts occurrences ("three
+// times"): "How many times are given for ...?" asks nothing a reader can
+// follow, whatever the phrase.
+func countsTimes(noun string) bool {
+	ws := strings.Fields(noun)
+	return len(ws) > 0 && strings.EqualFold(ws[len(ws)-1], "times")
 }
 
 // irregularPlurals are plural nouns without the -s ending.
@@ -943,9 +984,10 @@ var irregularPlurals = setOf(strings.Fields(`men women children people persons f
 // topicOf): "What sum of money is given regarding the surplus that drove
 // the debate?", "Which treaty is mentioned regarding the diplomacy that
 // ended the war?". It reads on its own when nothing better does; ""
-// without a topic.
-func topicQuestion(f fact, topic string) string {
-	if topic == "" {
+// without a topic, with one a reader cannot place (vaguePhrase; known
+// tells the request's own words) or for a count of times.
+func topicQuestion(f fact, topic string, known func(string) bool) string {
+	if topic == "" || vaguePhrase(topic, known) {
 		return ""
 	}
 	var what string
@@ -965,6 +1007,9 @@ func topicQuestion(f fact, topic string) string {
 	case factPercent:
 		what = "What percentage is given"
 	case factQuantity:
+		if countsTimes(f.noun) {
+			return ""
+		}
 		what = "What number is given"
 		if countable(f.noun) {
 			what = "How many " + f.noun + " are given"

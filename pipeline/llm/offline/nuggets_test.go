@@ -55,8 +55,8 @@ func TestNuggetQuestionsRestateTheClause(t *testing.T) {
 			{Question: "What amount of money is given for the value of the grain crop?", Answer: "$500,000,000"}}},
 		{"a template's phrase ends before a name it would cut", "He said $8,000,000 went to the gradual improvement of the Navy of the United States.", []prompts.QA{
 			{Question: "What amount of money is given for the gradual improvement?", Answer: "$8,000,000"}}},
-		{"a verb in -s after a noun ends no template's phrase", "History records the power of the ideas that brought us here those 7 years ago.", []prompts.QA{
-			{Question: "How many years are given for the power of the ideas?", Answer: "7 years"}}},
+		{"a verb in -s after a noun ends no template's phrase", "History records the power of the ideas of liberty that brought us here those 7 years ago.", []prompts.QA{
+			{Question: "How many years are given for the power of the ideas of liberty?", Answer: "7 years"}}},
 		{"a stretch of time is no template's subject", "We spent $20,000,000 in the past year on new lighthouses.", []prompts.QA{
 			{Question: "What amount of money is given for new lighthouses?", Answer: "$20,000,000"}}},
 		{"a template with only a stretch of time asks nothing", "We have spent $20,000,000 over the past year.", nil},
@@ -271,7 +271,7 @@ func TestTopicOfDanglingHeading(t *testing.T) {
 	if got := topicOf(m, facets, "The commercial treaties were renewed for ten years."); got != "the commercial treaties and their renewal" {
 		t.Errorf("topicOf = %q, want the heading whose pronoun has its noun", got)
 	}
-	if q := topicQuestion(fact{kind: factName, head: "treaty"}, ""); q != "" {
+	if q := topicQuestion(fact{kind: factName, head: "treaty"}, "", nil); q != "" {
 		t.Errorf("topicQuestion without a topic = %q, want none", q)
 	}
 }
