@@ -830,8 +830,10 @@ func finishQuestion(q string, wt *wordTerms) string {
 }
 
 // templateQuestion asks for f with a template naming the fact's kind and
-// the sentence's keyphrase; "" when the sentence has no other content
-// word.
+// the sentence's keyphrase; when that is vague (vaguePhrase), the
+// sentence's subject or the phrase before the fact of two words or more,
+// else the part of the request it serves (topicQuestion); "" when none
+// reads on its own.
 func (e *Engine) templateQuestion(s string, toks []token, f fact, prof profile, wt *wordTerms, topic string, cases caseUse) string {
 	// The request's own subject is no vague reference: "the tariff" of a
 	// report on a tariff.
