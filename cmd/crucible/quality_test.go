@@ -659,6 +659,12 @@ var goldSets = []goldSet{
 	// baseline's 41, vital recall 0.569 against 0.424, and 0.910 on topic
 	// against 0.705; the same with v40 (testdata/eval/README.md).
 	{"sotu109 (held out)", "sotu109-requests.jsonl", "sotu109-nuggets.jsonl", "sotu109-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
+	// sotu110: written blind in session 54; run with offline-v79 /
+	// crucible-pipeline-v40, it gave the engine 44 facts against the lead
+	// baseline's 19, vital recall 0.576 against 0.229, and 0.763 on topic
+	// against 0.749; after offline-v80 45, 0.597 and 0.772
+	// (testdata/eval/README.md).
+	{"sotu110 (held out)", "sotu110-requests.jsonl", "sotu110-nuggets.jsonl", "sotu110-topics.jsonl", maxOnTopicGap, minRecallRatio, 0},
 }
 
 // judgedShare is a set's judged on-topic share for the quality log.
