@@ -1053,6 +1053,19 @@ func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string)
 	}
 	first := reWord.FindString(h)
 	w := strings.ToLower(first)
+	if aboutWords[w] && strings.HasPrefix(strings.ToLower(h), w+" ") {
+		// "About the bonds", "On federal taxes": the heading says what
+		// the facet is about; the question asks regarding that ("the
+		// bonds", "federal taxes"), not "regarding the about ...".
+		rest := strings.TrimSpace(h[len(first):])
+		if v := strings.ToLower(reWord.FindString(rest)); v == "" || isWh(v) || v == "whether" || v == "how" {
+			return ""
+		}
+		return lowerOpening(rest)
+	}
+	if headlessOpening(h) {
+		return ""
+	}
 	switch {
 	case w == "":
 		return ""
@@ -1064,6 +1077,40 @@ func topicOf(m *pipeline.FacetMatcher, facets []pipeline.Facet, sentence string)
 		return "the " + h // a name: "the Seminole war", "the American attitude"
 	}
 	return "the " + lowerFirstWord(h)
+}
+
+// aboutWords open a facet heading that says what the facet is about
+// ("About the bonds", "On federal taxes").
+var aboutWords = map[string]bool{"about": true, "on": true, "concerning": true, "regarding": true}
+
+// headlessOpening reports whether a facet heading opens with no noun for
+// a question to ask "regarding": with a preposition or "such" ("Under
+// Taft", "To whom Theodore Roosevelt wanted ...", "Such as American help
+// for a Peruvian port") or with participles standing alone ("Conveyed and
+// still due", "Ceded, approved and patented under the grants"), which
+// made "regarding the under Taft" or "regarding the conveyed and still
+// due". A participle before its noun ("Reduced duties") opens a noun
+// phrase.
+func headlessOpening(h string) bool {
+	words := strings.Fields(strings.ToLower(h))
+	if len(words) == 0 {
+		return true
+	}
+	w0 := strings.TrimRight(words[0], ",;:")
+	if w0 == "such" || prepositions[w0] || w0 == "among" || w0 == "between" || w0 == "against" || w0 == "upon" || w0 == "with" || w0 == "without" {
+		return !strings.Contains(words[0], "-")
+	}
+	if !participle(w0) {
+		return false
+	}
+	if strings.HasSuffix(words[0], ",") || len(words) == 1 {
+		return true
+	}
+	switch words[1] {
+	case "and", "or", "by", "under", "in", "at", "for", "to", "from", "since", "during":
+		return true
+	}
+	return false
 }
 
 // writesCapitalised reports whether a facet's description writes the

@@ -276,6 +276,37 @@ func TestTopicOfDanglingHeading(t *testing.T) {
 	}
 }
 
+// A heading that says what its facet is about is asked regarding that
+// ("federal taxes", not "the on federal taxes"); one that opens with no
+// noun (a preposition, "such", participles standing alone) is no topic,
+// and a participle before its noun is.
+func TestTopicOfHeadingWithoutNoun(t *testing.T) {
+	for _, tc := range []struct{ heading, want string }{
+		{"On federal taxes", "federal taxes"},
+		{"About the continuing Soviet war in Afghanistan", "the continuing Soviet war in Afghanistan"},
+		{"About how United States attorneys", ""},
+		{"Under Taft", ""},
+		{"In which field each record was claimed", ""},
+		{"Such as American help for a Peruvian port", ""},
+		{"Conveyed and still due", ""},
+		{"Ceded, approved and patented under the grants", ""},
+		{"Dedicated or proposed", ""},
+		{"Reduced duties on wool", "the reduced duties on wool"},
+		{"On-site inspection and international inspectors", "the on-site inspection and international inspectors"},
+		{"How and when Louisiana was acquired", "how and when Louisiana was acquired"},
+	} {
+		facets := []pipeline.Facet{{Heading: tc.heading, Description: tc.heading}}
+		m := pipeline.NewFacetMatcher(facets, testAnalyzer{}.Terms)
+		if got := topicOf(m, facets, "An unrelated sentence about nothing here."); got != tc.want {
+			t.Errorf("topicOf with heading %q = %q, want %q", tc.heading, got, tc.want)
+		}
+	}
+	f := fact{kind: factYear}
+	if q := topicQuestion(f, "federal taxes", nil); q != "What year is given regarding federal taxes?" {
+		t.Errorf("topicQuestion = %q", q)
+	}
+}
+
 // A plural kind of name is asked with "are".
 func TestMentionQuestionAgreement(t *testing.T) {
 	for _, tc := range []struct{ head, want string }{

@@ -152,7 +152,15 @@ func referBack(s string) bool {
 		// of what was said before: "Then our territory consisted of ...".
 		return true
 	case "it":
-		return first == "it" && !pointsAheadIt(reWord.FindAllString(s, itClauseWords))
+		if first != "it" {
+			return false
+		}
+		if !pointsAheadIt(reWord.FindAllString(s, itClauseWords)) {
+			return true
+		}
+		// An "It" that points ahead ("It is estimated that the receipts
+		// derived from this source ...") leaves the rest of the sentence
+		// to the checks below.
 	case "that", "those":
 		// "That country", "those measures" point away from the speaker,
 		// at what was said before, and so do "that of" and "those of"

@@ -415,6 +415,10 @@ func TestReferBack(t *testing.T) {
 		{"In 1890, Congress raised the duties on wool.", false},
 		{"In the long and difficult negotiations that followed the armistice, he insisted on a treaty.", false}, // the phrase is too long to tell
 		{"It is estimated that the surplus will reach $140,000,000.", false},
+		// An "It" that points ahead still leaves a demonstrative after it
+		// that points back (Andrew Johnson, 1865).
+		{"It is estimated that the receipts derived from this source are sufficient to cover the expenses.", true},
+		{"It is estimated that this year the receipts will be sufficient.", false},
 		{"This treaty was ratified in 1846.", true},
 		{"This year the revenue exceeded $400,000,000.", false},
 		{"These great Nations have kept the peace.", false},
